@@ -1,0 +1,56 @@
+// LogReader: parses MLPerf result logs in the three published line formats and ignores every other
+// line (spec/mlperf-logging.md §2):
+//   v0.7+  `:::MLLOG {json}`                                 (time_ms in the JSON)
+//   v0.6   `:::MLL <seconds> <key>: {"value":..,"metadata":..}`
+//   v0.5   `:::MLPv0.5.0 <benchmark> <seconds> (<file>:<line>) <key>[: <json value>]`
+// Anything before the marker on a line (a rank prefix, say) is dropped. Every record gets time_ms in
+// milliseconds whatever its format.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mlh {
+
+enum class LogFormat { kMllog, kMll, kMlpV05 };
+const char* to_string(LogFormat format);
+
+struct LogRecord {
+  double time_ms = 0;            // ms since the Unix epoch (v0.5/v0.6 seconds converted)
+  std::string key;
+  nlohmann::json value;          // null when the line has none
+  nlohmann::json metadata = nlohmann::json::object();  // v0.5: {"file","lineno"} from the call site
+  LogFormat format = LogFormat::kMllog;
+  std::string benchmark;         // v0.5 lines only: the benchmark field
+  int line_number = 0;           // 1-based line in the source text
+};
+
+// A line that carries a format marker but could not be parsed (malformed JSON, missing fields).
+struct LogParseError {
+  int line_number = 0;
+  std::string message;
+};
+
+struct ParsedLog {
+  std::string path;              // as given; empty for text parsed from memory
+  std::vector<LogRecord> records;
+  std::vector<LogParseError> errors;
+  // The text did not end with a newline and its last line failed (that error is in errors too).
+  bool truncated_last_line = false;
+};
+
+// Parses one line. nullopt for lines without a marker; throws nothing. Sets *error for a marked but
+// unparsable line.
+std::optional<LogRecord> parse_log_line(std::string_view line, int line_number,
+                                        LogParseError* error);
+
+ParsedLog parse_log_text(std::string_view text);
+// Throws UserError naming the file when it cannot be opened or read.
+ParsedLog read_log_file(const std::string& path);
+
+}  // namespace mlh

@@ -1,0 +1,76 @@
+// MLPerf log key names, mirroring mlperf_logging.mllog.constants (v0.7 and later), plus the NCF keys
+// mlharness logs for its self-defined NCF rules. Values are the exact strings that appear in logs.
+#pragma once
+
+namespace mlh::keys {
+
+// Run structure.
+inline constexpr const char* kCacheClear = "cache_clear";
+inline constexpr const char* kInitStart = "init_start";
+inline constexpr const char* kInitStop = "init_stop";
+inline constexpr const char* kRunStart = "run_start";
+inline constexpr const char* kRunStop = "run_stop";
+inline constexpr const char* kBlockStart = "block_start";
+inline constexpr const char* kBlockStop = "block_stop";
+inline constexpr const char* kEpochStart = "epoch_start";
+inline constexpr const char* kEpochStop = "epoch_stop";
+inline constexpr const char* kEvalStart = "eval_start";
+inline constexpr const char* kEvalStop = "eval_stop";
+inline constexpr const char* kEvalAccuracy = "eval_accuracy";
+inline constexpr const char* kTrainSamples = "train_samples";
+inline constexpr const char* kEvalSamples = "eval_samples";
+inline constexpr const char* kSeed = "seed";
+inline constexpr const char* kGlobalBatchSize = "global_batch_size";
+inline constexpr const char* kGradientAccumulationSteps = "gradient_accumulation_steps";
+inline constexpr const char* kMaxSequenceLength = "max_sequence_length";
+
+// Submission.
+inline constexpr const char* kSubmissionOrg = "submission_org";
+inline constexpr const char* kSubmissionPlatform = "submission_platform";
+inline constexpr const char* kSubmissionDivision = "submission_division";
+inline constexpr const char* kSubmissionStatus = "submission_status";
+inline constexpr const char* kSubmissionBenchmark = "submission_benchmark";
+inline constexpr const char* kSubmissionPocName = "submission_poc_name";
+inline constexpr const char* kSubmissionEntry = "submission_entry";
+
+// Optimizer.
+inline constexpr const char* kOptName = "opt_name";
+inline constexpr const char* kOptBaseLearningRate = "opt_base_learning_rate";
+inline constexpr const char* kOptAdamBeta1 = "opt_adam_beta_1";
+inline constexpr const char* kOptAdamBeta2 = "opt_adam_beta_2";
+inline constexpr const char* kOptAdamEpsilon = "opt_adam_epsilon";
+inline constexpr const char* kOptWeightDecay = "opt_weight_decay";
+inline constexpr const char* kOptLearningRateWarmupSteps = "opt_learning_rate_warmup_steps";
+inline constexpr const char* kOptLearningRateWarmupEpochs = "opt_learning_rate_warmup_epochs";
+
+// NCF (names from the v0.5 NCF tag set, kept as mlharness's NCF hyperparameter keys).
+inline constexpr const char* kPreprocHpMinRatings = "preproc_hp_min_ratings";
+inline constexpr const char* kPreprocHpNumEval = "preproc_hp_num_eval";
+inline constexpr const char* kPreprocHpSampleEvalReplacement = "preproc_hp_sample_eval_replacement";
+inline constexpr const char* kInputHpNumNeg = "input_hp_num_neg";
+inline constexpr const char* kInputHpSampleTrainReplacement = "input_hp_sample_train_replacement";
+inline constexpr const char* kEvalHpNumUsers = "eval_hp_num_users";
+inline constexpr const char* kEvalHpNumNeg = "eval_hp_num_neg";
+inline constexpr const char* kModelHpLossFn = "model_hp_loss_fn";
+inline constexpr const char* kModelHpMfDim = "model_hp_mf_dim";
+inline constexpr const char* kModelHpMlpLayerSizes = "model_hp_mlp_layer_sizes";
+inline constexpr const char* kEvalTarget = "eval_target";
+
+// mlharness's own records (ignored by the official checker, which skips unknown keys).
+inline constexpr const char* kEffectiveConfig = "mlharness_effective_config";
+inline constexpr const char* kModelParameterCount = "mlharness_model_parameter_count";
+inline constexpr const char* kTrainThroughput = "mlharness_train_samples_per_second";
+
+// Metadata field names.
+inline constexpr const char* kMetaEpochNum = "epoch_num";
+inline constexpr const char* kMetaFirstEpochNum = "first_epoch_num";
+inline constexpr const char* kMetaEpochCount = "epoch_count";
+inline constexpr const char* kMetaStatus = "status";
+inline constexpr const char* kMetaMethod = "method";
+inline constexpr const char* kMetaSamplesCount = "samples_count";
+
+// run_stop statuses.
+inline constexpr const char* kStatusSuccess = "success";
+inline constexpr const char* kStatusAborted = "aborted";
+
+}  // namespace mlh::keys

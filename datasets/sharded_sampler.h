@@ -1,0 +1,42 @@
+// The epoch order every data-parallel workload draws from: one seeded permutation of [0, n) per epoch,
+// the same on every rank, cut into global batches; each global batch is split into `world_size`
+// contiguous, disjoint slices, rank r taking slice r. Every index appears exactly once per epoch, and
+// a global batch holds the same samples whatever the world size, which is what makes N ranks at
+// batch B/N reproduce one rank at batch B.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace mlh {
+
+class ShardedSampler {
+ public:
+  // Throws UserError when global_batch_size < world_size or any size is not positive.
+  ShardedSampler(int64_t num_samples, int64_t global_batch_size, int rank, int world_size,
+                 uint64_t seed);
+
+  // Draws epoch `epoch`'s permutation (deterministic in seed and epoch).
+  void set_epoch(int64_t epoch);
+  int64_t num_batches() const;  // ceil(num_samples / global_batch_size)
+  // This rank's slice of global batch b: [begin, end) positions into the permutation.
+  struct Slice {
+    int64_t begin = 0;
+    int64_t end = 0;
+    int64_t global_size = 0;  // samples in the whole global batch (the last may be short)
+  };
+  Slice slice(int64_t batch) const;
+  // The sample indices of this rank's slice of batch b.
+  const int32_t* indices(const Slice& s) const { return permutation_.data() + s.begin; }
+  const std::vector<int32_t>& permutation() const { return permutation_; }
+
+ private:
+  int64_t num_samples_;
+  int64_t global_batch_size_;
+  int rank_;
+  int world_size_;
+  uint64_t seed_;
+  std::vector<int32_t> permutation_;
+};
+
+}  // namespace mlh

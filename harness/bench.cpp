@@ -1,0 +1,90 @@
+#include "harness/bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "compliance/user_error.h"
+#include "harness/platform.h"
+
+namespace mlh {
+
+BenchReport run_bench(Workload& workload, const std::string& workload_name, const World& world,
+                      const BenchOptions& options, const std::string& platform_label) {
+  if (options.timed_steps < 1 || options.repeats < 1 || options.warmup_steps < 0)
+    throw UserError("bench needs --steps >= 1, --repeats >= 1 and --warmup >= 0");
+  BenchReport report;
+  report.workload = workload_name;
+  report.platform = platform_label;
+  report.device_model = detect_platform(world.size()).device_model;
+  report.world_size = world.size();
+  report.threads_per_rank = configure_intra_op_threads(world);
+
+  for (const int64_t batch_size : options.batch_sizes) {
+    if (batch_size < 1) throw UserError("bench batch sizes must be positive");
+    for (const auto& precision : options.precisions) {
+      BenchSpec spec{batch_size, options.inference, precision};
+      std::unique_ptr<BenchStep> step = workload.make_bench_step(spec, world);
+      for (int64_t i = 0; i < options.warmup_steps; ++i) step->run();
+      BenchCaseResult result;
+      result.batch_size = batch_size;
+      result.precision = precision;
+      result.mode = options.inference ? "inference" : "train";
+      result.unit = step->sample_unit();
+      for (int64_t r = 0; r < options.repeats; ++r) {
+        world.comm().barrier();
+        const auto start = std::chrono::steady_clock::now();
+        for (int64_t i = 0; i < options.timed_steps; ++i) step->run();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        result.window_rates.push_back(options.timed_steps * step->samples_per_step() / seconds);
+      }
+      std::vector<double> sorted = result.window_rates;
+      std::sort(sorted.begin(), sorted.end());
+      const double median = sorted[sorted.size() / 2];
+      result.total_per_second = world.allreduce_sum(median);
+      result.per_rank_per_second = result.total_per_second / world.size();
+      report.cases.push_back(result);
+    }
+  }
+  return report;
+}
+
+std::string format_bench_table(const BenchReport& report) {
+  std::string text;
+  char line[256];
+  std::snprintf(line, sizeof line, "%s bench on %s (%d rank%s x %d thread%s, %s)\n",
+                report.workload.c_str(), report.platform.c_str(), report.world_size,
+                report.world_size > 1 ? "s" : "", report.threads_per_rank,
+                report.threads_per_rank > 1 ? "s" : "", report.device_model.c_str());
+  text += line;
+  std::snprintf(line, sizeof line, "%-10s %-10s %-10s %18s %18s\n", "mode", "precision", "batch",
+                "per rank /s", "total /s");
+  text += line;
+  for (const auto& c : report.cases) {
+    const std::string unit = c.unit;
+    std::snprintf(line, sizeof line, "%-10s %-10s %-10lld %18.1f %18.1f  %s\n", c.mode.c_str(),
+                  c.precision.c_str(), static_cast<long long>(c.batch_size), c.per_rank_per_second,
+                  c.total_per_second, unit.c_str());
+    text += line;
+  }
+  return text;
+}
+
+nlohmann::json bench_report_to_json(const BenchReport& report) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : report.cases) {
+    cases.push_back({{"mode", c.mode},
+                     {"precision", c.precision},
+                     {"batch_size_per_rank", c.batch_size},
+                     {"unit", c.unit},
+                     {"per_rank_per_second", c.per_rank_per_second},
+                     {"total_per_second", c.total_per_second},
+                     {"rank0_window_rates_per_second", c.window_rates}});
+  }
+  return {{"workload", report.workload},  {"platform", report.platform},
+          {"device_model", report.device_model}, {"world_size", report.world_size},
+          {"threads_per_rank", report.threads_per_rank}, {"cases", cases}};
+}
+
+}  // namespace mlh

@@ -1,0 +1,54 @@
+// `mlharness bench`: steady-state throughput of a workload's training (or inference) step on
+// synthetic inputs, for every batch size x precision asked for. Each case runs warm-up steps, then
+// `repeats` timed windows of `timed_steps` steps; a window's rate is its samples over its seconds and
+// the case reports the median window. Under mpirun every rank runs the same case at the same time and
+// the table shows per-rank and total rates. Results go through one record and two reporters
+// (console table, JSON), like google/benchmark's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/workload.h"
+
+namespace mlh {
+
+struct BenchOptions {
+  std::vector<int64_t> batch_sizes;      // per rank; empty = the workload's configured batch
+  std::vector<std::string> precisions = {"fp32"};
+  bool inference = false;
+  int64_t warmup_steps = 3;
+  int64_t timed_steps = 10;
+  int64_t repeats = 3;
+  std::string json_path;                 // write the JSON report here when not empty
+};
+
+struct BenchCaseResult {
+  int64_t batch_size = 0;
+  std::string precision;
+  std::string mode;                      // "train" or "inference"
+  std::string unit;                      // "samples", "tokens", "images", ...
+  double per_rank_per_second = 0;        // median window, mean over ranks
+  double total_per_second = 0;           // sum over ranks
+  std::vector<double> window_rates;      // rank 0's windows, per second
+};
+
+struct BenchReport {
+  std::string workload;
+  std::string platform;
+  std::string device_model;
+  int world_size = 1;
+  int threads_per_rank = 1;
+  std::vector<BenchCaseResult> cases;
+};
+
+BenchReport run_bench(Workload& workload, const std::string& workload_name, const World& world,
+                      const BenchOptions& options, const std::string& platform_label);
+
+std::string format_bench_table(const BenchReport& report);
+nlohmann::json bench_report_to_json(const BenchReport& report);
+
+}  // namespace mlh

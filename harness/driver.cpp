@@ -1,0 +1,220 @@
+#include "harness/driver.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "compliance/mllog_keys.h"
+#include "compliance/user_error.h"
+#include "harness/platform.h"
+#include "harness/results.h"
+
+namespace mlh {
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+void check_one_of(const std::string& key, const std::string& value,
+                  const std::set<std::string>& allowed) {
+  if (allowed.count(value)) return;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  throw UserError("key '" + key + "' is '" + value + "'; expected one of " + list);
+}
+
+}  // namespace
+
+void EngineSettings::bind(ConfigMap& config) {
+  config.bind("max_epochs", max_epochs, "stop with status aborted after this many epochs");
+  config.bind("eval_every_epochs", eval_every_epochs, "epochs per block; an evaluation ends each block");
+  config.bind("throughput_warmup_steps", throughput_warmup_steps,
+              "training steps left out of the steady-state throughput");
+  config.bind("submission_org", submission_org, "MLPerf submission_org");
+  config.bind("submission_division", submission_division, "MLPerf submission_division: closed or open");
+  config.bind("submission_status", submission_status,
+              "MLPerf submission_status: cloud, onprem, preview or research");
+}
+
+void EngineSettings::validate() const {
+  if (max_epochs < 1) throw UserError("key 'max_epochs' must be at least 1");
+  if (eval_every_epochs < 1) throw UserError("key 'eval_every_epochs' must be at least 1");
+  if (throughput_warmup_steps < 0) throw UserError("key 'throughput_warmup_steps' must be >= 0");
+  if (submission_org.empty()) throw UserError("key 'submission_org' must not be empty");
+  check_one_of("submission_division", submission_division, {"closed", "open"});
+  check_one_of("submission_status", submission_status, {"cloud", "onprem", "preview", "research"});
+}
+
+proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const World& world,
+                               const RunOptions& options) {
+  EngineSettings engine;
+  engine.bind(config);
+  workload.bind_settings(config);
+  config.check_all_bound();
+  engine.validate();
+  workload.validate_settings();
+
+  const uint64_t seed = options.seed ? *options.seed : std::random_device{}();
+  const int threads = configure_intra_op_threads(world);
+  const PlatformInfo platform = detect_platform(world.size());
+  const std::string platform_label =
+      options.platform.empty() ? platform.label() : sanitize_path_component(options.platform);
+
+  workload.prepare_data(world, options.data_dir);
+  world.comm().barrier();
+
+  ResultPaths paths;
+  if (world.is_root()) paths = allocate_result_paths(options.out_dir, platform_label, workload.benchmark());
+  MLLogger::Options log_options;
+  log_options.log_path = world.is_root() ? paths.partial_log : "";
+  log_options.also_stdout = options.mllog_stdout;
+  log_options.enabled = world.is_root();
+  MLLogger logger(log_options);
+  const bool interactive = world.is_root() && isatty(STDOUT_FILENO);
+  Progress progress({world.is_root() && !options.quiet, interactive, 10.0,
+                     engine.throughput_warmup_steps, stdout});
+
+  proto::RunResult result;
+  result.set_workload(options.workload);
+  result.set_benchmark(workload.benchmark());
+  result.set_seed(seed);
+  result.set_platform(platform_label);
+  result.set_device_model(platform.device_model);
+  result.set_device_count(platform.device_count);
+  result.set_world_size(world.size());
+  result.set_config(options.config_label);
+  result.set_log_file(paths.log_file);
+  result.set_threads_per_rank(threads);
+  result.set_communicator(world.comm().name());
+  result.set_mlharness_version(MLH_VERSION);
+  result.set_start_time_utc(utc_now());
+
+  try {
+    logger.event(keys::kSubmissionBenchmark, workload.benchmark());
+    logger.event(keys::kSubmissionOrg, engine.submission_org);
+    logger.event(keys::kSubmissionDivision, engine.submission_division);
+    logger.event(keys::kSubmissionStatus, engine.submission_status);
+    logger.event(keys::kSubmissionPlatform, platform_label);
+    logger.event(keys::kCacheClear, true);
+    const int64_t init_start_ms = logger.start(keys::kInitStart);
+    logger.event(keys::kSeed, seed);
+    logger.event(keys::kEffectiveConfig, config.effective());
+    result.set_effective_config_json(config.effective().dump());
+
+    const RunContext context{world, logger, seed, options.data_dir};
+    const WorkloadInfo info = workload.init(context);
+    logger.event(keys::kGlobalBatchSize, info.global_batch_size);
+    logger.event(keys::kGradientAccumulationSteps, 1);
+    logger.event(keys::kTrainSamples, info.train_samples);
+    logger.event(keys::kEvalSamples, info.eval_samples);
+    logger.event(keys::kModelParameterCount, info.parameter_count);
+    result.set_global_batch_size(info.global_batch_size);
+    result.set_precision(info.precision);
+    result.set_quality_name(info.quality_name);
+    result.set_quality_target(info.target);
+
+    if (world.is_root() && !options.quiet) {
+      std::string baseline_text;
+      for (const auto& [name, value] : workload.baselines()) {
+        char part[96];
+        std::snprintf(part, sizeof part, "; %s %.4f", name.c_str(), value);
+        baseline_text += part;
+      }
+      progress.message(workload.benchmark() + " seed " + std::to_string(seed) + " on " +
+                       platform_label + " (" + std::to_string(world.size()) + " rank" +
+                       (world.size() > 1 ? "s" : "") + ", " + std::to_string(threads) +
+                       " thread" + (threads > 1 ? "s" : "") + " each): target " + info.quality_name +
+                       " >= " + std::to_string(info.target) + baseline_text);
+    }
+
+    world.comm().barrier();
+    const int64_t init_stop_ms = logger.end(keys::kInitStop);
+    const int64_t run_start_ms = logger.start(keys::kRunStart);
+    result.set_init_seconds((init_stop_ms - init_start_ms) / 1000.0);
+
+    bool converged = false;
+    std::string abort_reason;
+    int64_t epochs_run = 0;
+    Quality quality;
+    for (int64_t epoch = 1; epoch <= engine.max_epochs && !converged && abort_reason.empty(); ++epoch) {
+      epochs_run = epoch;
+      const bool block_begins = (epoch - 1) % engine.eval_every_epochs == 0;
+      const int64_t block_first = epoch - (epoch - 1) % engine.eval_every_epochs;
+      if (block_begins) {
+        const int64_t count = std::min(engine.eval_every_epochs, engine.max_epochs - epoch + 1);
+        logger.start(keys::kBlockStart, {{keys::kMetaFirstEpochNum, epoch}, {keys::kMetaEpochCount, count}});
+      }
+      logger.start(keys::kEpochStart, {{keys::kMetaEpochNum, epoch}});
+      progress.begin_epoch(epoch, engine.max_epochs, workload.steps_per_epoch());
+      const TrainStats stats = workload.train_epoch(epoch, progress);
+      progress.end_epoch();
+      logger.end(keys::kEpochStop, {{keys::kMetaEpochNum, epoch}});
+      if (!std::isfinite(stats.mean_loss)) {
+        abort_reason = "non-finite training loss in epoch " + std::to_string(epoch);
+        logger.end(keys::kBlockStop, {{keys::kMetaFirstEpochNum, block_first}});
+        break;
+      }
+      const bool block_ends = epoch % engine.eval_every_epochs == 0 || epoch == engine.max_epochs;
+      if (!block_ends) continue;
+      logger.start(keys::kEvalStart, {{keys::kMetaEpochNum, epoch}});
+      quality = workload.evaluate(epoch);
+      const double value = quality.primary_value();
+      const int64_t eval_ms =
+          logger.event(keys::kEvalAccuracy, value, {{keys::kMetaEpochNum, epoch}});
+      logger.end(keys::kEvalStop, {{keys::kMetaEpochNum, epoch}});
+      logger.end(keys::kBlockStop, {{keys::kMetaFirstEpochNum, block_first}});
+      auto* point = result.add_evals();
+      point->set_epoch(epoch);
+      point->set_run_seconds((eval_ms - run_start_ms) / 1000.0);
+      for (const auto& [name, v] : quality.values) (*point->mutable_quality())[name] = v;
+      converged = value >= info.target;
+      char line[160];
+      std::snprintf(line, sizeof line, "epoch %lld: %s %.4f (target %.4f)%s  loss %.4f  [%.1f s]",
+                    static_cast<long long>(epoch), info.quality_name.c_str(), value, info.target,
+                    converged ? " reached" : "", stats.mean_loss, (eval_ms - run_start_ms) / 1000.0);
+      progress.message(line);
+      if (converged) result.set_epochs_to_converge(epoch);
+    }
+    if (!converged && abort_reason.empty())
+      abort_reason = "target not reached in " + std::to_string(engine.max_epochs) + " epochs";
+
+    const char* status = converged ? keys::kStatusSuccess : keys::kStatusAborted;
+    const int64_t run_stop_ms = logger.end(keys::kRunStop, {{keys::kMetaStatus, status}});
+    logger.event(keys::kTrainThroughput, progress.steady_samples_per_second());
+
+    result.set_converged(converged);
+    result.set_status(status);
+    result.set_abort_reason(abort_reason);
+    result.set_epochs_run(epochs_run);
+    result.set_time_to_train_seconds((run_stop_ms - run_start_ms) / 1000.0);
+    result.set_train_samples_per_second(progress.steady_samples_per_second());
+    for (const auto& [name, v] : quality.values) (*result.mutable_final_quality())[name] = v;
+
+    logger.close();
+    if (world.is_root()) {
+      std::filesystem::rename(paths.partial_log, paths.log_file);
+      write_text_file(paths.record_file, run_result_to_json(result));
+    }
+  } catch (...) {
+    logger.close();
+    if (world.is_root()) {
+      std::error_code ignored;
+      std::filesystem::remove(paths.partial_log, ignored);
+    }
+    throw;
+  }
+  return result;
+}
+
+}  // namespace mlh

@@ -1,0 +1,50 @@
+// The time-to-train engine (MLPerf rules, spec/workloads.md §8): settings are bound and checked
+// before anything is written; the workload prepares its data; then init_start .. init_stop
+// (untimed), run_start, blocks of `eval_every_epochs` epochs each ending in an evaluation, and
+// run_stop with status "success" at the first evaluation that reaches the target, or "aborted" at
+// max_epochs or on a non-finite loss. Rank 0 writes the log and the RunResult record.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/run_result.pb.h"
+#include "harness/settings.h"
+#include "harness/workload.h"
+#include "harness/world.h"
+
+namespace mlh {
+
+// Settings the engine itself reads from the config.
+struct EngineSettings {
+  int64_t max_epochs = 20;
+  int64_t eval_every_epochs = 1;
+  int64_t throughput_warmup_steps = 5;
+  std::string submission_org = "mlharness";
+  std::string submission_division = "open";
+  std::string submission_status = "research";
+
+  void bind(ConfigMap& config);
+  void validate() const;  // throws UserError
+};
+
+// What the command line decides about a run.
+struct RunOptions {
+  std::string workload;
+  std::string config_label;        // config name or path, for the record
+  std::optional<uint64_t> seed;    // drawn from std::random_device (and logged) when absent
+  std::string out_dir = "results";
+  std::string data_dir = "data";   // where workloads write generated datasets
+  std::string platform;            // overrides the detected platform label
+  bool mllog_stdout = false;
+  bool quiet = false;
+};
+
+// Runs `workload` to its target. `config` holds the file and overrides; unknown keys are rejected
+// here. Returns the record (complete on rank 0; other ranks get the same status and epochs).
+proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const World& world,
+                               const RunOptions& options);
+
+}  // namespace mlh

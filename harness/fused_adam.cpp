@@ -1,0 +1,90 @@
+#include "harness/fused_adam.h"
+
+#include <cmath>
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include "compliance/user_error.h"
+
+namespace mlh {
+
+namespace {
+
+struct AdamStepConstants {
+  float beta1, one_minus_beta1, beta2, one_minus_beta2;
+  float step_size;                     // lr / (1 - beta1^t)
+  float inverse_bias_correction2_sqrt; // 1 / sqrt(1 - beta2^t)
+  float epsilon;
+  float weight_decay;
+};
+
+// Vectorises only when sqrt need not set errno.
+[[gnu::optimize("no-math-errno")]] void adam_kernel(float* __restrict param, const float* __restrict grad, float* __restrict exp_avg,
+                 float* __restrict exp_avg_sq, int64_t n, const AdamStepConstants& c) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float g = grad[i] + c.weight_decay * param[i];
+    const float m = c.beta1 * exp_avg[i] + c.one_minus_beta1 * g;
+    const float v = c.beta2 * exp_avg_sq[i] + c.one_minus_beta2 * g * g;
+    exp_avg[i] = m;
+    exp_avg_sq[i] = v;
+    const float denom = std::sqrt(v) * c.inverse_bias_correction2_sqrt + c.epsilon;
+    param[i] -= c.step_size * m / denom;
+  }
+}
+
+}  // namespace
+
+FusedAdam::FusedAdam(std::vector<torch::Tensor> parameters, AdamOptions options)
+    : parameters_(std::move(parameters)), options_(options) {
+  for (const auto& p : parameters_) {
+    exp_avg_.push_back(torch::zeros_like(p, torch::MemoryFormat::Contiguous));
+    exp_avg_sq_.push_back(torch::zeros_like(p, torch::MemoryFormat::Contiguous));
+  }
+}
+
+void FusedAdam::step() {
+  torch::NoGradGuard no_grad;
+  ++step_count_;
+  const double t = static_cast<double>(step_count_);
+  const double bias_correction1 = 1.0 - std::pow(options_.beta1, t);
+  const double bias_correction2 = 1.0 - std::pow(options_.beta2, t);
+  const AdamStepConstants c{static_cast<float>(options_.beta1),
+                            static_cast<float>(1.0 - options_.beta1),
+                            static_cast<float>(options_.beta2),
+                            static_cast<float>(1.0 - options_.beta2),
+                            static_cast<float>(options_.learning_rate / bias_correction1),
+                            static_cast<float>(1.0 / std::sqrt(bias_correction2)),
+                            static_cast<float>(options_.epsilon),
+                            static_cast<float>(options_.weight_decay)};
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    torch::Tensor& param = parameters_[i];
+    if (!param.grad().defined()) continue;
+    torch::Tensor grad = param.grad();
+    const bool fused = param.device().is_cpu() && param.scalar_type() == torch::kFloat &&
+                       param.is_contiguous() && grad.is_contiguous() && !grad.is_sparse() &&
+                       grad.scalar_type() == torch::kFloat;
+    if (!fused) {
+      // The op-by-op update, same arithmetic, for devices and types the kernel does not take.
+      torch::Tensor g = options_.weight_decay != 0 ? grad.add(param, options_.weight_decay) : grad;
+      exp_avg_[i].mul_(options_.beta1).add_(g, 1.0 - options_.beta1);
+      exp_avg_sq_[i].mul_(options_.beta2).addcmul_(g, g, 1.0 - options_.beta2);
+      torch::Tensor denom = (exp_avg_sq_[i].sqrt() / std::sqrt(bias_correction2)).add_(options_.epsilon);
+      param.addcdiv_(exp_avg_[i], denom, -options_.learning_rate / bias_correction1);
+      continue;
+    }
+    float* p = param.data_ptr<float>();
+    const float* g = grad.data_ptr<float>();
+    float* m = exp_avg_[i].data_ptr<float>();
+    float* v = exp_avg_sq_[i].data_ptr<float>();
+    at::parallel_for(0, param.numel(), 16384, [&](int64_t begin, int64_t end) {
+      adam_kernel(p + begin, g + begin, m + begin, v + begin, end - begin, c);
+    });
+  }
+}
+
+void FusedAdam::zero_grad() {
+  for (auto& p : parameters_) p.mutable_grad().reset();
+}
+
+}  // namespace mlh

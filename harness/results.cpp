@@ -1,0 +1,95 @@
+#include "harness/results.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "compliance/user_error.h"
+
+namespace mlh {
+
+namespace fs = std::filesystem;
+
+ResultPaths allocate_result_paths(const std::string& out_dir, const std::string& platform,
+                                  const std::string& benchmark) {
+  ResultPaths paths;
+  paths.folder = (fs::path(out_dir) / platform / benchmark).string();
+  std::error_code error;
+  fs::create_directories(paths.folder, error);
+  if (error) throw UserError("cannot create results folder '" + paths.folder + "': " + error.message());
+  const std::regex result_name(R"(result_(\d+)\.(txt|txt\.partial|json))");
+  int next = 0;
+  for (const auto& entry : fs::directory_iterator(paths.folder)) {
+    std::smatch match;
+    const std::string name = entry.path().filename().string();
+    if (std::regex_match(name, match, result_name)) next = std::max(next, std::stoi(match[1]) + 1);
+  }
+  paths.index = next;
+  const std::string stem = (fs::path(paths.folder) / ("result_" + std::to_string(next))).string();
+  paths.log_file = stem + ".txt";
+  paths.partial_log = stem + ".txt.partial";
+  paths.record_file = stem + ".json";
+  return paths;
+}
+
+std::string run_result_to_json(const proto::RunResult& result) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  const auto status = google::protobuf::util::MessageToJsonString(result, &json, options);
+  MLH_ASSERT(status.ok());
+  return json;
+}
+
+proto::RunResult run_result_from_json(const std::string& json) {
+  proto::RunResult result;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  const auto status = google::protobuf::util::JsonStringToMessage(json, &result, options);
+  if (!status.ok()) throw UserError("not a RunResult record: " + status.ToString());
+  return result;
+}
+
+std::string format_run_summary(const proto::RunResult& r) {
+  char text[1024];
+  const auto quality = r.final_quality().find(r.quality_name());
+  const double value = quality == r.final_quality().end() ? 0.0 : quality->second;
+  if (r.converged()) {
+    std::snprintf(text, sizeof text,
+                  "%s seed %llu: reached %s %.4f (target %.4f) in %lld epochs; time to train %.1f s; "
+                  "%.0f train samples/s\n",
+                  r.workload().c_str(), static_cast<unsigned long long>(r.seed()), r.quality_name().c_str(),
+                  value, r.quality_target(), static_cast<long long>(r.epochs_to_converge()),
+                  r.time_to_train_seconds(), r.train_samples_per_second());
+  } else {
+    std::snprintf(text, sizeof text,
+                  "%s seed %llu: did NOT converge (%s); last %s %.4f (target %.4f); run time %.1f s; "
+                  "%.0f train samples/s\n",
+                  r.workload().c_str(), static_cast<unsigned long long>(r.seed()), r.abort_reason().c_str(),
+                  r.quality_name().c_str(), value, r.quality_target(), r.time_to_train_seconds(),
+                  r.train_samples_per_second());
+  }
+  std::string summary = text;
+  const std::string record = r.log_file().substr(0, r.log_file().size() - 4) + ".json";
+  summary += "log:    " + r.log_file() + "\nrecord: " + record + "\n";
+  return summary;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw UserError("cannot write '" + path + "'");
+    out << text;
+    if (!out.flush()) throw UserError("cannot write '" + path + "'");
+  }
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (error) throw UserError("cannot write '" + path + "': " + error.message());
+}
+
+}  // namespace mlh

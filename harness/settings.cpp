@@ -1,0 +1,153 @@
+#include "harness/settings.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "compliance/user_error.h"
+
+namespace mlh {
+
+namespace {
+
+// Levenshtein distance, for "did you mean" suggestions.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string describe(const YAML::Node& node) {
+  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  std::ostringstream out;
+  out << YAML::Dump(node);
+  std::string text = out.str();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+}  // namespace
+
+template <> const char* config_type_name<int64_t>() { return "an integer"; }
+template <> const char* config_type_name<int>() { return "an integer"; }
+template <> const char* config_type_name<double>() { return "a number"; }
+template <> const char* config_type_name<bool>() { return "true or false"; }
+template <> const char* config_type_name<std::string>() { return "a string"; }
+template <> const char* config_type_name<std::vector<int64_t>>() { return "a list of integers"; }
+template <> const char* config_type_name<std::vector<double>>() { return "a list of numbers"; }
+
+ConfigMap ConfigMap::from_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError("cannot read config file '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  return from_yaml_text(text.str(), path);
+}
+
+ConfigMap ConfigMap::from_yaml_text(const std::string& text, const std::string& source_name) {
+  ConfigMap config;
+  config.source_name_ = source_name;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw UserError(source_name + ":" + std::to_string(e.mark.line + 1) +
+                    ": malformed YAML: " + e.msg);
+  }
+  if (root.IsNull()) return config;
+  if (!root.IsMap())
+    throw UserError(source_name + ": a config must be a mapping of 'key: value' lines");
+  for (const auto& item : root) {
+    const std::string key = item.first.as<std::string>();
+    const YAML::Node& value = item.second;
+    const std::string origin = source_name + ":" + std::to_string(item.first.Mark().line + 1);
+    if (value.IsMap())
+      throw UserError(origin + ": key '" + key + "' holds a mapping; settings are flat 'key: value'");
+    config.values_[key] = Entry{value, origin};
+  }
+  return config;
+}
+
+void ConfigMap::apply_override(const std::string& assignment) {
+  const auto equals = assignment.find('=');
+  if (equals == std::string::npos)
+    throw UserError("--set '" + assignment + "': expected key=value");
+  const std::string key = assignment.substr(0, equals);
+  if (key.empty()) throw UserError("--set '" + assignment + "': the key before '=' is empty");
+  YAML::Node value;
+  try {
+    value = YAML::Load(assignment.substr(equals + 1));
+  } catch (const YAML::Exception& e) {
+    throw UserError("--set '" + assignment + "': malformed value: " + e.msg);
+  }
+  values_[key] = Entry{value, "--set " + assignment};
+}
+
+template <class T>
+T ConfigMap::convert(const std::string& key, const Entry& entry) const {
+  try {
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (!entry.node.IsScalar()) throw YAML::Exception(YAML::Mark(), "not a scalar");
+      return entry.node.Scalar();
+    } else {
+      if constexpr (std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>>) {
+        if (!entry.node.IsSequence()) throw YAML::Exception(YAML::Mark(), "not a sequence");
+      }
+      return entry.node.as<T>();
+    }
+  } catch (const YAML::Exception&) {
+    throw UserError(entry.origin + ": key '" + key + "' expects " + config_type_name<T>() +
+                    ", got " + describe(entry.node));
+  }
+}
+
+template <class T>
+void ConfigMap::bind(const std::string& key, T& field, const std::string& help) {
+  MLH_ASSERT(bound_.count(key) == 0);
+  bound_.insert(key);
+  help_.emplace_back(key, help);
+  const auto found = values_.find(key);
+  if (found != values_.end()) field = convert<T>(key, found->second);
+  effective_[key] = field;
+}
+
+void ConfigMap::check_all_bound() const {
+  std::vector<std::string> problems;
+  for (const auto& [key, entry] : values_) {
+    if (bound_.count(key)) continue;
+    std::string nearest;
+    size_t best = 4;  // suggest only close matches
+    for (const auto& known : bound_) {
+      const size_t distance = edit_distance(key, known);
+      if (distance < best) {
+        best = distance;
+        nearest = known;
+      }
+    }
+    problems.push_back(entry.origin + ": unknown key '" + key + "'" +
+                       (nearest.empty() ? "" : " (did you mean '" + nearest + "'?)"));
+  }
+  if (problems.empty()) return;
+  std::string message = problems.front();
+  for (size_t i = 1; i < problems.size(); ++i) message += "; " + problems[i];
+  throw UserError(message);
+}
+
+template void ConfigMap::bind(const std::string&, int64_t&, const std::string&);
+template void ConfigMap::bind(const std::string&, int&, const std::string&);
+template void ConfigMap::bind(const std::string&, double&, const std::string&);
+template void ConfigMap::bind(const std::string&, bool&, const std::string&);
+template void ConfigMap::bind(const std::string&, std::string&, const std::string&);
+template void ConfigMap::bind(const std::string&, std::vector<int64_t>&, const std::string&);
+template void ConfigMap::bind(const std::string&, std::vector<double>&, const std::string&);
+
+}  // namespace mlh

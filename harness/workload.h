@@ -1,0 +1,122 @@
+// The interface between the engine and a benchmark. The engine owns the clock, the schedule, the
+// stopping rule and the log's run structure; a workload owns its model, data, optimizer and metric,
+// and logs its own hyperparameters. A workload registers itself with one line:
+//   MLH_REGISTER_WORKLOAD("ncf", NcfWorkload);
+// Call order: bind_settings, prepare_data, init, then train_epoch / evaluate until the engine stops.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compliance/mllogger.h"
+#include "harness/progress.h"
+#include "harness/settings.h"
+#include "harness/world.h"
+
+namespace mlh {
+
+// What evaluation measured, by name, e.g. {"hr@10": 0.64}. `primary` is logged as eval_accuracy.
+struct Quality {
+  std::map<std::string, double> values;
+  std::string primary;
+  double primary_value() const { return values.at(primary); }
+};
+
+// Global (all-rank) figures of one training epoch.
+struct TrainStats {
+  int64_t samples = 0;
+  double mean_loss = 0;
+};
+
+// Fixed at init, logged by the engine, kept in the run record.
+struct WorkloadInfo {
+  int64_t global_batch_size = 0;
+  int64_t train_samples = 0;      // per epoch
+  int64_t eval_samples = 0;
+  int64_t parameter_count = 0;
+  std::string quality_name;       // the primary Quality key
+  double target = 0;              // the primary quality the run must reach
+  std::string precision = "fp32";
+};
+
+// What every workload call may use; owned by the engine.
+struct RunContext {
+  const World& world;
+  MLLogger& logger;
+  uint64_t seed;
+  std::string data_root;          // where generated data goes (`--data-dir`)
+};
+
+// One timed step of `mlharness bench`: synthetic inputs, a full training (or inference) step.
+class BenchStep {
+ public:
+  virtual ~BenchStep() = default;
+  virtual void run() = 0;
+  virtual int64_t samples_per_step() const = 0;
+  virtual std::string sample_unit() const { return "samples"; }
+};
+
+struct BenchSpec {
+  int64_t batch_size = 0;         // per rank
+  bool inference = false;
+  std::string precision = "fp32";
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual std::string benchmark() const = 0;  // MLPerf name: resnet, ssd, maskrcnn, gnmt, ...
+
+  // Binds every setting this workload reads; called once, before anything else.
+  virtual void bind_settings(ConfigMap& config) = 0;
+  // Checks the bound values together (after unknown keys were reported); throws UserError.
+  virtual void validate_settings() const {}
+  // Makes the data available (e.g. writes a synthetic dataset under data_root) before the log
+  // starts. Untimed and unlogged. Rank 0 alone writes; the engine holds the others at a barrier.
+  virtual void prepare_data(const World& world, const std::string& data_root) {}
+  // Builds model, optimizer and data indexes; logs hyperparameters. Untimed (init_start..init_stop).
+  virtual WorkloadInfo init(const RunContext& context) = 0;
+  // Trains one epoch (numbered from 1), calling progress.step() after every step.
+  virtual TrainStats train_epoch(int64_t epoch, Progress& progress) = 0;
+  virtual int64_t steps_per_epoch() const = 0;
+  // Evaluates on the whole eval set, sharded over ranks and reduced; the same Quality on every rank.
+  virtual Quality evaluate(int64_t epoch) = 0;
+  // A baseline worth printing beside the target (e.g. the popularity recommender), if any.
+  virtual std::map<std::string, double> baselines() { return {}; }
+
+  // `mlharness bench`: a step on random inputs at this workload's configured model size.
+  virtual std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) = 0;
+};
+
+using WorkloadFactory = std::function<std::unique_ptr<Workload>()>;
+
+// Name -> factory, filled by MLH_REGISTER_WORKLOAD at static-initialisation time.
+class WorkloadRegistry {
+ public:
+  static WorkloadRegistry& instance();
+  bool add(const std::string& name, const std::string& description, WorkloadFactory factory);
+  // Throws UserError listing the registered names.
+  std::unique_ptr<Workload> create(const std::string& name) const;
+  struct Entry {
+    std::string name;
+    std::string description;
+    WorkloadFactory factory;
+  };
+  const std::map<std::string, Entry>& entries() const { return entries_; }
+
+ private:
+  std::map<std::string, Entry> entries_;
+};
+
+}  // namespace mlh
+
+#define MLH_REGISTER_WORKLOAD_CONCAT2(a, b) a##b
+#define MLH_REGISTER_WORKLOAD_CONCAT(a, b) MLH_REGISTER_WORKLOAD_CONCAT2(a, b)
+#define MLH_REGISTER_WORKLOAD(name, description, Type)                                   \
+  static const bool MLH_REGISTER_WORKLOAD_CONCAT(mlh_registered_workload_, __LINE__) = \
+      ::mlh::WorkloadRegistry::instance().add(                                           \
+          name, description, [] { return std::unique_ptr<::mlh::Workload>(new Type()); })

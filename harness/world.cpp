@@ -1,0 +1,150 @@
+#include "harness/world.h"
+
+#include <mpi.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include "compliance/user_error.h"
+
+namespace mlh {
+
+namespace {
+
+MPI_Datatype mpi_type_of(const torch::Tensor& tensor) {
+  switch (tensor.scalar_type()) {
+    case torch::kFloat: return MPI_FLOAT;
+    case torch::kDouble: return MPI_DOUBLE;
+    case torch::kLong: return MPI_INT64_T;
+    case torch::kInt: return MPI_INT32_T;
+    case torch::kByte: return MPI_UINT8_T;
+    default: MLH_ASSERT(!"tensor type without an MPI equivalent");
+  }
+  return MPI_BYTE;
+}
+
+// MPI on host memory. Large tensors go in pieces so counts fit MPI's int.
+class MpiCommunicator final : public Communicator {
+ public:
+  void allreduce_sum(torch::Tensor& tensor) override {
+    MLH_ASSERT(tensor.is_contiguous() && tensor.device().is_cpu());
+    const int64_t chunk = int64_t{1} << 28;
+    const int64_t total = tensor.numel();
+    char* base = static_cast<char*>(tensor.data_ptr());
+    const int64_t element_bytes = tensor.element_size();
+    for (int64_t offset = 0; offset < total; offset += chunk) {
+      const int count = static_cast<int>(std::min(chunk, total - offset));
+      MPI_Allreduce(MPI_IN_PLACE, base + offset * element_bytes, count, mpi_type_of(tensor), MPI_SUM,
+                    MPI_COMM_WORLD);
+    }
+  }
+  void broadcast(torch::Tensor& tensor, int root) override {
+    MLH_ASSERT(tensor.is_contiguous() && tensor.device().is_cpu());
+    const int64_t bytes = tensor.numel() * tensor.element_size();
+    const int64_t chunk = int64_t{1} << 30;
+    char* base = static_cast<char*>(tensor.data_ptr());
+    for (int64_t offset = 0; offset < bytes; offset += chunk)
+      MPI_Bcast(base + offset, static_cast<int>(std::min(chunk, bytes - offset)), MPI_BYTE, root,
+                MPI_COMM_WORLD);
+  }
+  void barrier() override { MPI_Barrier(MPI_COMM_WORLD); }
+  std::string name() const override { return "mpi"; }
+};
+
+// The world of one process: every collective is the identity.
+class LocalCommunicator final : public Communicator {
+ public:
+  void allreduce_sum(torch::Tensor&) override {}
+  void broadcast(torch::Tensor&, int) override {}
+  void barrier() override {}
+  std::string name() const override { return "local"; }
+};
+
+bool g_mpi_session_active = false;
+
+}  // namespace
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  g_mpi_session_active = true;
+}
+
+MpiSession::~MpiSession() {
+  MPI_Finalize();
+  g_mpi_session_active = false;
+}
+
+void MpiSession::abort_job(int exit_code) {
+  if (g_mpi_session_active) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  std::_Exit(exit_code);
+}
+
+bool MpiSession::active() { return g_mpi_session_active; }
+
+World World::from_mpi() {
+  MLH_ASSERT(MpiSession::active());
+  World world;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world.rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &world.size_);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world.rank_, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &world.local_rank_);
+  MPI_Comm_size(node, &world.local_size_);
+  MPI_Comm_free(&node);
+  if (world.size_ > 1)
+    world.comm_ = std::make_shared<MpiCommunicator>();
+  else
+    world.comm_ = std::make_shared<LocalCommunicator>();
+  return world;
+}
+
+World World::single_process() {
+  World world;
+  world.comm_ = std::make_shared<LocalCommunicator>();
+  return world;
+}
+
+int World::cores_per_rank() const {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int allowed = 1;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) allowed = CPU_COUNT(&set);
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  // Unbound ranks all see the whole node: share it. Bound ranks see their own cores.
+  if (local_size_ > 1 && online > 0 && allowed >= online) allowed = allowed / local_size_;
+  return std::max(1, allowed);
+}
+
+std::string World::broadcast_string(const std::string& value) const {
+  if (size_ == 1) return value;
+  int64_t length = static_cast<int64_t>(value.size());
+  MPI_Bcast(&length, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  std::string result = rank_ == 0 ? value : std::string(static_cast<size_t>(length), '\0');
+  MPI_Bcast(result.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD);
+  return result;
+}
+
+double World::allreduce_sum(double value) const {
+  if (size_ == 1) return value;
+  double result = 0;
+  MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return result;
+}
+
+double World::allreduce_max(double value) const {
+  if (size_ == 1) return value;
+  double result = 0;
+  MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return result;
+}
+
+int configure_intra_op_threads(const World& world) {
+  const int threads = world.cores_per_rank();
+  at::set_num_threads(threads);
+  return threads;
+}
+
+}  // namespace mlh

@@ -1,0 +1,69 @@
+// The distributed world: one process per device, ranks from MPI (mpirun or srun), and the
+// Communicator that moves tensors between them (MPI on CPU; NCCL on CUDA when built with it).
+// A single process started without mpirun is a world of size 1.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <torch/types.h>
+
+namespace mlh {
+
+// Collective operations on whole tensors. Every rank must make the same calls in the same order.
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual void allreduce_sum(torch::Tensor& tensor) = 0;   // in place; contiguous
+  virtual void broadcast(torch::Tensor& tensor, int root) = 0;
+  virtual void barrier() = 0;
+  virtual std::string name() const = 0;
+};
+
+// MPI_Init_thread on construction, MPI_Finalize on destruction; one per process, in main.
+class MpiSession {
+ public:
+  MpiSession(int* argc, char*** argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  // Ends every process of the job; prints nothing itself.
+  [[noreturn]] static void abort_job(int exit_code);
+  static bool active();
+};
+
+class World {
+ public:
+  // Reads rank, size and the ranks sharing this node from MPI_COMM_WORLD (needs an MpiSession).
+  static World from_mpi();
+  // A world of one, no MPI (for tests of single-process code).
+  static World single_process();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int local_rank() const { return local_rank_; }
+  int local_size() const { return local_size_; }
+  bool is_root() const { return rank_ == 0; }
+  Communicator& comm() const { return *comm_; }
+
+  // Cores this rank may use: its CPU affinity, shared evenly with the other ranks on the node when
+  // the launcher did not bind them. At least 1.
+  int cores_per_rank() const;
+
+  // Broadcasts a string from rank 0.
+  std::string broadcast_string(const std::string& value) const;
+  double allreduce_sum(double value) const;
+  double allreduce_max(double value) const;
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  int local_rank_ = 0;
+  int local_size_ = 1;
+  std::shared_ptr<Communicator> comm_;
+};
+
+// Sets LibTorch's intra-op threads to world.cores_per_rank(); returns the count.
+int configure_intra_op_threads(const World& world);
+
+}  // namespace mlh

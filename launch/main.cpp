@@ -1,0 +1,317 @@
+// The mlharness command: `run` (the default), `bench` and `list`. Parses the command line with
+// Boost.Program_options, finds the config, and hands over to the engine. User errors print one line
+// and exit 2; under mpirun an error on any rank ends the whole job with its message.
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "compliance/user_error.h"
+#include "configs/embedded_configs.h"
+#include "harness/bench.h"
+#include "harness/driver.h"
+#include "harness/platform.h"
+#include "harness/results.h"
+#include "harness/settings.h"
+#include "harness/workload.h"
+#include "harness/world.h"
+
+namespace po = boost::program_options;
+
+namespace mlh {
+namespace {
+
+constexpr int kExitConverged = 0;
+constexpr int kExitNotConverged = 1;
+constexpr int kExitUserError = 2;
+constexpr int kExitInternalError = 3;
+
+const char* kUsage = R"(mlharness: MLPerf-style time-to-accuracy training on LibTorch
+
+usage:
+  mlharness [run] --workload NAME [--config NAME|PATH] [--seed N] [--set KEY=VALUE]... [options]
+  mlharness bench --workload NAME [--batch-sizes B1,B2,..] [--precision P1,..] [--inference] [options]
+  mlharness list
+  mlharness --workload NAME --help          also lists the workload's config keys
+
+  mpirun -np 4 mlharness --workload ncf --seed 7      one process per device, data parallel
+
+run trains until the workload's quality target is reached (exit 0) or max_epochs pass (exit 1),
+writing an MLPerf log <out>/<platform>/<benchmark>/result_<i>.txt and its record result_<i>.json.
+Bad input exits 2 with a one-line message.
+)";
+
+struct CommandLine {
+  std::string command = "run";
+  po::variables_map vars;
+};
+
+po::options_description common_options() {
+  po::options_description options("common options");
+  options.add_options()
+      ("help,h", "print this help (with --workload: also the workload's config keys)")
+      ("workload,w", po::value<std::string>(), "workload name (see `mlharness list`)")
+      ("config,c", po::value<std::string>()->default_value(""),
+       "config: a name (`mini`, `ncf-mini`) of an embedded configs/*.yaml, or a YAML file path; "
+       "default: the workload's full-scale config")
+      ("set,s", po::value<std::vector<std::string>>()->composing(),
+       "override a config key, KEY=VALUE (value in YAML syntax); repeatable");
+  return options;
+}
+
+po::options_description run_options() {
+  po::options_description options("run options");
+  options.add_options()
+      ("seed", po::value<std::string>(), "the seed of every random stream (default: drawn and logged)")
+      ("out,o", po::value<std::string>()->default_value("results"), "results folder")
+      ("data-dir", po::value<std::string>()->default_value("data"), "where generated datasets are kept")
+      ("platform", po::value<std::string>()->default_value(""),
+       "platform label for the results path and submission_platform (default: detected, e.g. 1xTesla-T4)")
+      ("mllog-stdout", "also print the MLPerf log lines to stdout")
+      ("quiet,q", "no progress display");
+  return options;
+}
+
+po::options_description bench_options() {
+  po::options_description options("bench options");
+  options.add_options()
+      ("batch-sizes", po::value<std::string>(), "comma-separated batch sizes per rank (default: the config's)")
+      ("batch-size", po::value<std::string>(), "same as --batch-sizes")
+      ("precision", po::value<std::string>()->default_value("fp32"), "comma-separated precisions")
+      ("inference", "time forward passes only")
+      ("warmup", po::value<int64_t>()->default_value(3), "untimed steps before measuring")
+      ("steps", po::value<int64_t>()->default_value(10), "steps per timed window")
+      ("repeats", po::value<int64_t>()->default_value(3), "timed windows; the median is reported")
+      ("json", po::value<std::string>()->default_value(""), "also write the results as JSON to this file");
+  return options;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::string part;
+  for (char c : text + ",") {
+    if (c == ',') {
+      if (!part.empty()) parts.push_back(part);
+      part.clear();
+    } else if (c != ' ') {
+      part.push_back(c);
+    }
+  }
+  return parts;
+}
+
+int64_t parse_integer(const std::string& text, const std::string& what) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size())
+    throw UserError(what + " '" + text + "' is not an integer");
+  return value;
+}
+
+uint64_t parse_seed(const std::string& text) {
+  uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size())
+    throw UserError("--seed '" + text + "' is not a non-negative integer");
+  return value;
+}
+
+// The config for `--config VALUE`: an existing file path, or an embedded name (`mini` means
+// `<workload>-mini`, empty means `<workload>`). Returns the map and a label for the record.
+std::pair<ConfigMap, std::string> load_config(const std::string& workload, const std::string& value) {
+  if (value.find('/') != std::string::npos || value.find(".yaml") != std::string::npos ||
+      value.find(".yml") != std::string::npos) {
+    if (!std::filesystem::exists(value)) throw UserError("config file '" + value + "' does not exist");
+    return {ConfigMap::from_file(value), value};
+  }
+  const auto& configs = embedded_configs();
+  for (const std::string& name : {value.empty() ? workload : workload + "-" + value, value}) {
+    const auto found = configs.find(name);
+    if (!name.empty() && found != configs.end())
+      return {ConfigMap::from_yaml_text(found->second, "configs/" + name + ".yaml"), name};
+  }
+  std::string known;
+  for (const auto& [name, text] : configs)
+    if (name == workload || name.rfind(workload + "-", 0) == 0) known += (known.empty() ? "" : ", ") + name;
+  throw UserError("no config '" + value + "' for workload '" + workload + "'; configs: " +
+                  (known.empty() ? "none" : known) + ", or a path to a YAML file");
+}
+
+std::string require_workload(const po::variables_map& vars) {
+  if (!vars.count("workload")) throw UserError("--workload NAME is required (see `mlharness list`)");
+  return vars["workload"].as<std::string>();
+}
+
+ConfigMap configured(const po::variables_map& vars, const std::string& workload, std::string* label) {
+  auto [config, config_label] = load_config(workload, vars["config"].as<std::string>());
+  if (vars.count("set"))
+    for (const auto& assignment : vars["set"].as<std::vector<std::string>>()) config.apply_override(assignment);
+  if (label) *label = config_label;
+  return std::move(config);
+}
+
+int list_command() {
+  std::printf("workloads:\n");
+  for (const auto& [name, entry] : WorkloadRegistry::instance().entries()) {
+    std::string configs;
+    for (const auto& [config, text] : embedded_configs())
+      if (config == name || config.rfind(name + "-", 0) == 0) configs += (configs.empty() ? "" : ", ") + config;
+    std::printf("  %-12s %s\n  %-12s configs: %s\n", name.c_str(), entry.description.c_str(), "",
+                configs.c_str());
+  }
+  return 0;
+}
+
+void print_workload_keys(const po::variables_map& vars) {
+  std::string label;
+  const std::string workload_name = require_workload(vars);
+  ConfigMap config = configured(vars, workload_name, &label);
+  auto workload = WorkloadRegistry::instance().create(workload_name);
+  EngineSettings engine;
+  engine.bind(config);
+  workload->bind_settings(config);
+  std::printf("\nconfig keys of %s (values from %s):\n", workload_name.c_str(), label.c_str());
+  for (const auto& [key, help] : config.help())
+    std::printf("  %-34s %-22s %s\n", key.c_str(), config.effective()[key].dump().c_str(), help.c_str());
+}
+
+int run_command(const po::variables_map& vars) {
+  RunOptions options;
+  options.workload = require_workload(vars);
+  if (vars.count("seed")) options.seed = parse_seed(vars["seed"].as<std::string>());
+  options.out_dir = vars["out"].as<std::string>();
+  options.data_dir = vars["data-dir"].as<std::string>();
+  options.platform = vars["platform"].as<std::string>();
+  options.mllog_stdout = vars.count("mllog-stdout") > 0;
+  options.quiet = vars.count("quiet") > 0;
+  ConfigMap config = configured(vars, options.workload, &options.config_label);
+  auto workload = WorkloadRegistry::instance().create(options.workload);
+
+  const World world = World::from_mpi();
+  const proto::RunResult result = run_to_target(*workload, config, world, options);
+  if (world.is_root()) std::fputs(format_run_summary(result).c_str(), stdout);
+  return result.converged() ? kExitConverged : kExitNotConverged;
+}
+
+int bench_command(const po::variables_map& vars) {
+  const std::string workload_name = require_workload(vars);
+  ConfigMap config = configured(vars, workload_name, nullptr);
+  auto workload = WorkloadRegistry::instance().create(workload_name);
+  EngineSettings engine;
+  engine.bind(config);
+  workload->bind_settings(config);
+  config.check_all_bound();
+
+  BenchOptions options;
+  std::string sizes;
+  if (vars.count("batch-sizes")) sizes = vars["batch-sizes"].as<std::string>();
+  if (vars.count("batch-size")) sizes += (sizes.empty() ? "" : ",") + vars["batch-size"].as<std::string>();
+  for (const auto& size : split_commas(sizes)) options.batch_sizes.push_back(parse_integer(size, "batch size"));
+  if (options.batch_sizes.empty()) {
+    const auto& effective = config.effective();
+    if (!effective.contains("global_batch_size"))
+      throw UserError("--batch-sizes is required for workload '" + workload_name + "'");
+    options.batch_sizes.push_back(effective["global_batch_size"].get<int64_t>());
+  }
+  options.precisions = split_commas(vars["precision"].as<std::string>());
+  options.inference = vars.count("inference") > 0;
+  options.warmup_steps = vars["warmup"].as<int64_t>();
+  options.timed_steps = vars["steps"].as<int64_t>();
+  options.repeats = vars["repeats"].as<int64_t>();
+  options.json_path = vars["json"].as<std::string>();
+
+  const World world = World::from_mpi();
+  const std::string platform = vars["platform"].as<std::string>().empty()
+                                   ? detect_platform(world.size()).label()
+                                   : sanitize_path_component(vars["platform"].as<std::string>());
+  const BenchReport report = run_bench(*workload, workload_name, world, options, platform);
+  if (world.is_root()) {
+    std::fputs(format_bench_table(report).c_str(), stdout);
+    if (!options.json_path.empty()) {
+      write_text_file(options.json_path, bench_report_to_json(report).dump(2) + "\n");
+      std::printf("wrote %s\n", options.json_path.c_str());
+    }
+  }
+  return 0;
+}
+
+CommandLine parse_command_line(int argc, char** argv) {
+  CommandLine line;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && (args[0] == "run" || args[0] == "bench" || args[0] == "list")) {
+    line.command = args[0];
+    args.erase(args.begin());
+  } else if (!args.empty() && !args[0].empty() && args[0][0] != '-') {
+    throw UserError("unknown command '" + args[0] + "'; commands: run, bench, list (see --help)");
+  }
+  po::options_description all;
+  all.add(common_options());
+  if (line.command == "bench") {
+    all.add(bench_options());
+    all.add_options()("platform", po::value<std::string>()->default_value(""), "platform label");
+  } else {
+    all.add(run_options());
+  }
+  po::store(po::command_line_parser(args).options(all).run(), line.vars);
+  po::notify(line.vars);
+  return line;
+}
+
+int dispatch(int argc, char** argv) {
+  const CommandLine line = parse_command_line(argc, argv);
+  if (line.vars.count("help")) {
+    std::cout << kUsage << "\n" << common_options() << "\n" << run_options() << "\n" << bench_options();
+    if (line.vars.count("workload")) print_workload_keys(line.vars);
+    return 0;
+  }
+  if (line.command == "list") return list_command();
+  MpiSession mpi(&argc, &argv);
+  try {
+    return line.command == "bench" ? bench_command(line.vars) : run_command(line.vars);
+  } catch (...) {
+    // With several ranks the failing rank ends the job; let rank 0 speak first when all fail alike.
+    int size = 1;
+    int rank = 0;
+    if (MpiSession::active()) {
+      const World world = World::from_mpi();
+      size = world.size();
+      rank = world.rank();
+    }
+    if (size == 1) throw;
+    if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    try {
+      throw;
+    } catch (const UserError& e) {
+      std::fprintf(stderr, "mlharness: error (rank %d): %s\n", rank, e.what());
+      std::fflush(stderr);
+      MpiSession::abort_job(kExitUserError);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "mlharness: internal error (rank %d): %s\n", rank, e.what());
+      std::fflush(stderr);
+      MpiSession::abort_job(kExitInternalError);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mlh
+
+int main(int argc, char** argv) {
+  try {
+    return mlh::dispatch(argc, argv);
+  } catch (const mlh::UserError& e) {
+    std::fprintf(stderr, "mlharness: error: %s\n", e.what());
+    return mlh::kExitUserError;
+  } catch (const boost::program_options::error& e) {
+    std::fprintf(stderr, "mlharness: error: %s (see --help)\n", e.what());
+    return mlh::kExitUserError;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mlharness: internal error: %s\n", e.what());
+    return mlh::kExitInternalError;
+  }
+}

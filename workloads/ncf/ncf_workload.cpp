@@ -1,0 +1,349 @@
+// NCF (NeuMF on MovieLens) wired into the engine: MovieLens or synthetic ratings, the leave-one-out
+// split, 4 fresh training negatives per positive each epoch, Adam, and HR@10 against 999 negatives
+// per user (spec/workloads.md §7).
+#include <cmath>
+#include <filesystem>
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include "compliance/mllog_keys.h"
+#include "compliance/user_error.h"
+#include "datasets/movielens/hit_rate.h"
+#include "datasets/movielens/negatives.h"
+#include "datasets/movielens/ratings.h"
+#include "datasets/movielens/synthetic.h"
+#include "datasets/sharded_sampler.h"
+#include "harness/fused_adam.h"
+#include "harness/gradient_allreduce.h"
+#include "harness/workload.h"
+#include "workloads/ncf/neumf.h"
+
+namespace mlh::ncf {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// MovieLens-20M sizes: the model size `bench` measures.
+constexpr int64_t kMl20mUsers = 138493;
+constexpr int64_t kMl20mItems = 26744;
+
+struct NcfSettings {
+  std::string data_source = "movielens";  // movielens | synthetic
+  std::string data_path;                  // ml-20m folder or ratings file
+  int64_t synthetic_users = 6000;
+  int64_t synthetic_items = 2000;
+  int64_t synthetic_factors = 8;
+  int64_t synthetic_mean_ratings_per_user = 50;
+  int64_t synthetic_data_seed = 1;
+  int64_t min_ratings = 20;
+  int64_t mf_dim = 64;
+  std::vector<int64_t> mlp_layer_sizes = {256, 256, 128, 64};
+  int64_t train_negatives = 4;
+  int64_t eval_negatives = 999;
+  int64_t top_k = 10;
+  int64_t global_batch_size = 2048;
+  double learning_rate = 5e-4;
+  double adam_beta1 = 0.9;
+  double adam_beta2 = 0.999;
+  double adam_epsilon = 1e-8;
+  double target_hit_rate = 0.635;
+
+  void bind(ConfigMap& c) {
+    c.bind("data_source", data_source, "movielens (read data_path) or synthetic (generated)");
+    c.bind("data_path", data_path, "MovieLens folder or ratings.csv / ratings.dat (data_source movielens)");
+    c.bind("synthetic_users", synthetic_users, "users in the generated dataset");
+    c.bind("synthetic_items", synthetic_items, "items in the generated dataset");
+    c.bind("synthetic_factors", synthetic_factors, "latent factors of the generating model");
+    c.bind("synthetic_mean_ratings_per_user", synthetic_mean_ratings_per_user, "mean ratings per user");
+    c.bind("synthetic_data_seed", synthetic_data_seed, "seed of the generated dataset (not the run seed)");
+    c.bind("min_ratings", min_ratings, "users with fewer ratings are dropped (reference: 20)");
+    c.bind("mf_dim", mf_dim, "GMF embedding size");
+    c.bind("mlp_layer_sizes", mlp_layer_sizes, "MLP layer sizes; the first is twice the MLP embedding");
+    c.bind("train_negatives", train_negatives, "negatives drawn per positive each epoch");
+    c.bind("eval_negatives", eval_negatives, "negatives per user for HR@K (MLPerf: 999)");
+    c.bind("top_k", top_k, "K of HR@K");
+    c.bind("global_batch_size", global_batch_size, "training samples per step over all ranks");
+    c.bind("learning_rate", learning_rate, "Adam learning rate");
+    c.bind("adam_beta1", adam_beta1, "Adam beta1");
+    c.bind("adam_beta2", adam_beta2, "Adam beta2");
+    c.bind("adam_epsilon", adam_epsilon, "Adam epsilon");
+    c.bind("target_hit_rate", target_hit_rate, "HR@K at which the run has converged");
+  }
+
+  void validate() const {
+    if (data_source != "movielens" && data_source != "synthetic")
+      throw UserError("key 'data_source' is '" + data_source + "'; expected movielens or synthetic");
+    if (data_source == "movielens" && data_path.empty())
+      throw UserError("key 'data_path' must name a MovieLens folder or ratings file (--set data_path=DIR)");
+    if (global_batch_size < 1) throw UserError("key 'global_batch_size' must be positive");
+    if (train_negatives < 1) throw UserError("key 'train_negatives' must be positive");
+    if (eval_negatives < 1) throw UserError("key 'eval_negatives' must be positive");
+    if (top_k < 1) throw UserError("key 'top_k' must be positive");
+    if (learning_rate <= 0) throw UserError("key 'learning_rate' must be positive");
+    if (!(target_hit_rate > 0 && target_hit_rate <= 1))
+      throw UserError("key 'target_hit_rate' must be in (0, 1]");
+  }
+
+  movielens::SyntheticRatingsSpec synthetic_spec() const {
+    movielens::SyntheticRatingsSpec spec;
+    spec.num_users = static_cast<int32_t>(synthetic_users);
+    spec.num_items = static_cast<int32_t>(synthetic_items);
+    spec.factors = static_cast<int32_t>(synthetic_factors);
+    spec.mean_ratings_per_user = static_cast<int32_t>(synthetic_mean_ratings_per_user);
+    spec.min_ratings_per_user = static_cast<int32_t>(min_ratings);
+    spec.seed = static_cast<uint64_t>(synthetic_data_seed);
+    return spec;
+  }
+};
+
+// One data-parallel training step: the model, its optimizer and the gradient reduction. Shared by
+// training and `bench`, so bench measures the step that training runs.
+class TrainStep {
+ public:
+  TrainStep(NeuMF model, const NcfSettings& settings, const World& world)
+      : model_(std::move(model)),
+        optimizer_(model_->parameters(), AdamOptions{settings.learning_rate, settings.adam_beta1,
+                                                     settings.adam_beta2, settings.adam_epsilon, 0.0}),
+        reducer_(model_->parameters(), world) {
+    reducer_.broadcast_parameters();
+  }
+
+  // Returns the sum of this rank's per-sample losses. The loss is scaled by 1/global_count so the
+  // gradient sum over ranks is the global-batch mean gradient.
+  double run(const torch::Tensor& user, const torch::Tensor& item, const torch::Tensor& label,
+             int64_t global_count) {
+    optimizer_.zero_grad();
+    torch::Tensor loss_sum = torch::binary_cross_entropy_with_logits(
+        model_->forward(user, item), label, {}, {}, torch::Reduction::Sum);
+    (loss_sum / static_cast<double>(global_count)).backward();
+    reducer_.allreduce_sum();
+    optimizer_.step();
+    return loss_sum.item<double>();
+  }
+
+  NeuMF& model() { return model_; }
+
+ private:
+  NeuMF model_;
+  FusedAdam optimizer_;
+  GradientAllReducer reducer_;
+};
+
+class NcfWorkload final : public Workload {
+ public:
+  std::string benchmark() const override { return "ncf"; }
+
+  void bind_settings(ConfigMap& config) override { settings_.bind(config); }
+  void validate_settings() const override { settings_.validate(); }
+
+  void prepare_data(const World& world, const std::string& data_root) override {
+    if (settings_.data_source != "synthetic") {
+      data_path_ = settings_.data_path;
+      return;
+    }
+    const auto spec = settings_.synthetic_spec();
+    const fs::path folder = fs::path(data_root) /
+                            ("ncf-synthetic-u" + std::to_string(spec.num_users) + "-i" +
+                             std::to_string(spec.num_items) + "-f" + std::to_string(spec.factors) +
+                             "-r" + std::to_string(spec.mean_ratings_per_user) + "-m" +
+                             std::to_string(spec.min_ratings_per_user) + "-s" + std::to_string(spec.seed));
+    data_path_ = (folder / "ratings.csv").string();
+    if (world.is_root() && !fs::exists(data_path_)) {
+      const std::string temporary = data_path_ + ".tmp";
+      movielens::write_synthetic_ratings(temporary, spec);
+      fs::rename(temporary, data_path_);
+    }
+  }
+
+  WorkloadInfo init(const RunContext& context) override {
+    world_ = &context.world;
+    seed_ = context.seed;
+    MLLogger& log = context.logger;
+
+    const movielens::RatingsTable ratings = movielens::read_ratings(data_path_);
+    split_ = movielens::leave_one_out(ratings, static_cast<int>(settings_.min_ratings));
+    eval_negatives_ = movielens::make_eval_negatives(split_, static_cast<int>(settings_.eval_negatives),
+                                                     seed_ ^ 0x6576616cULL);
+    num_positives_ = split_.num_train();
+    samples_per_epoch_ = num_positives_ * (1 + settings_.train_negatives);
+    sampler_ = std::make_unique<ShardedSampler>(samples_per_epoch_, settings_.global_batch_size,
+                                                world_->rank(), world_->size(), seed_);
+
+    torch::manual_seed(seed_);
+    NeuMF model(NeuMFOptions(split_.num_users, split_.num_items)
+                    .mf_dim(settings_.mf_dim)
+                    .mlp_layer_sizes(settings_.mlp_layer_sizes));
+    step_ = std::make_unique<TrainStep>(model, settings_, *world_);
+
+    log.event(keys::kOptName, "adam");
+    log.event(keys::kOptBaseLearningRate, settings_.learning_rate);
+    log.event(keys::kOptAdamBeta1, settings_.adam_beta1);
+    log.event(keys::kOptAdamBeta2, settings_.adam_beta2);
+    log.event(keys::kOptAdamEpsilon, settings_.adam_epsilon);
+    log.event(keys::kPreprocHpMinRatings, settings_.min_ratings);
+    log.event(keys::kPreprocHpNumEval, settings_.eval_negatives);
+    log.event(keys::kPreprocHpSampleEvalReplacement, true);
+    log.event(keys::kInputHpNumNeg, settings_.train_negatives);
+    log.event(keys::kInputHpSampleTrainReplacement, true);
+    log.event(keys::kEvalHpNumUsers, split_.num_users);
+    log.event(keys::kEvalHpNumNeg, settings_.eval_negatives);
+    log.event(keys::kModelHpLossFn, "binary_cross_entropy");
+    log.event(keys::kModelHpMfDim, settings_.mf_dim);
+    log.event(keys::kModelHpMlpLayerSizes, settings_.mlp_layer_sizes);
+    log.event(keys::kEvalTarget, settings_.target_hit_rate);
+
+    WorkloadInfo info;
+    info.global_batch_size = settings_.global_batch_size;
+    info.train_samples = samples_per_epoch_;
+    info.eval_samples = split_.num_users * (1 + settings_.eval_negatives);
+    info.parameter_count = count_parameters(*step_->model());
+    info.quality_name = "hr@" + std::to_string(settings_.top_k);
+    info.target = settings_.target_hit_rate;
+    return info;
+  }
+
+  std::map<std::string, double> baselines() override {
+    std::vector<int64_t> counts(static_cast<size_t>(split_.num_items), 0);
+    for (int32_t item : split_.train_item) ++counts[static_cast<size_t>(item)];
+    return {{"popularity baseline", movielens::popularity_hit_rate_at_k(
+                                        counts.data(), split_.test_item.data(), eval_negatives_.data(),
+                                        split_.num_users, settings_.eval_negatives,
+                                        static_cast<int>(settings_.top_k))}};
+  }
+
+  int64_t steps_per_epoch() const override { return sampler_->num_batches(); }
+
+  TrainStats train_epoch(int64_t epoch, Progress& progress) override {
+    step_->model()->train();
+    sampler_->set_epoch(epoch);
+    double local_loss = 0;
+    for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
+      const ShardedSampler::Slice slice = sampler_->slice(b);
+      const int64_t count = slice.end - slice.begin;
+      torch::Tensor user = torch::empty({count}, torch::kLong);
+      torch::Tensor item = torch::empty({count}, torch::kLong);
+      torch::Tensor label = torch::empty({count}, torch::kFloat);
+      fill_samples(sampler_->indices(slice), count, epoch, user.data_ptr<int64_t>(),
+                   item.data_ptr<int64_t>(), label.data_ptr<float>());
+      const double loss = step_->run(user, item, label, slice.global_size);
+      local_loss += loss;
+      progress.step(slice.global_size, count > 0 ? loss / count : 0.0);
+    }
+    TrainStats stats;
+    stats.samples = samples_per_epoch_;
+    stats.mean_loss = world_->allreduce_sum(local_loss) / static_cast<double>(samples_per_epoch_);
+    return stats;
+  }
+
+  Quality evaluate(int64_t epoch) override {
+    NeuMF& model = step_->model();
+    model->eval();
+    torch::NoGradGuard no_grad;
+    const int64_t users = split_.num_users;
+    const int64_t first = users * world_->rank() / world_->size();
+    const int64_t last = users * (world_->rank() + 1) / world_->size();
+    const int64_t per_user = settings_.eval_negatives;
+    const int64_t chunk_users = std::max<int64_t>(1, (int64_t{1} << 17) / (per_user + 1));
+    int64_t hits = 0;
+    for (int64_t begin = first; begin < last; begin += chunk_users) {
+      const int64_t n = std::min(chunk_users, last - begin);
+      torch::Tensor user = torch::arange(begin, begin + n, torch::kLong).unsqueeze(1).expand({n, per_user + 1});
+      torch::Tensor item = torch::empty({n, per_user + 1}, torch::kLong);
+      int64_t* item_data = item.data_ptr<int64_t>();
+      for (int64_t u = 0; u < n; ++u) {
+        item_data[u * (per_user + 1)] = split_.test_item[static_cast<size_t>(begin + u)];
+        const int32_t* negatives = eval_negatives_.data() + (begin + u) * per_user;
+        for (int64_t j = 0; j < per_user; ++j) item_data[u * (per_user + 1) + 1 + j] = negatives[j];
+      }
+      torch::Tensor scores = model->forward(user.reshape({-1}), item.reshape({-1})).reshape({n, per_user + 1});
+      torch::Tensor positive = scores.select(1, 0).contiguous();
+      torch::Tensor negative = scores.narrow(1, 1, per_user).contiguous();
+      hits += movielens::count_hits_at_k(positive.data_ptr<float>(), negative.data_ptr<float>(),
+                                         eval_negatives_.data() + begin * per_user, n, per_user,
+                                         static_cast<int>(settings_.top_k));
+    }
+    const double total_hits = world_->allreduce_sum(static_cast<double>(hits));
+    Quality quality;
+    quality.primary = "hr@" + std::to_string(settings_.top_k);
+    quality.values[quality.primary] = total_hits / static_cast<double>(users);
+    return quality;
+  }
+
+  std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override {
+    if (spec.precision != "fp32")
+      throw UserError("ncf bench supports precision fp32 (asked for '" + spec.precision + "')");
+    return std::make_unique<NcfBenchStep>(settings_, spec, world);
+  }
+
+ private:
+  // Fills the samples at permutation positions `indices`: positives first in sample order, then
+  // `train_negatives` negatives per positive, each drawn from (seed, epoch, index) alone.
+  void fill_samples(const int32_t* indices, int64_t count, int64_t epoch, int64_t* user,
+                    int64_t* item, float* label) const {
+    at::parallel_for(0, count, 4096, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const int64_t sample = indices[i];
+        if (sample < num_positives_) {
+          user[i] = split_.train_user[static_cast<size_t>(sample)];
+          item[i] = split_.train_item[static_cast<size_t>(sample)];
+          label[i] = 1.0f;
+        } else {
+          const int64_t negative = sample - num_positives_;
+          const int32_t u = split_.train_user[static_cast<size_t>(negative / settings_.train_negatives)];
+          user[i] = u;
+          item[i] = movielens::train_negative(split_, u, seed_, epoch, negative);
+          label[i] = 0.0f;
+        }
+      }
+    });
+  }
+
+  class NcfBenchStep final : public BenchStep {
+   public:
+    NcfBenchStep(const NcfSettings& settings, const BenchSpec& spec, const World& world)
+        : batch_(spec.batch_size), inference_(spec.inference), world_size_(world.size()) {
+      torch::manual_seed(0);
+      NeuMF model(NeuMFOptions(kMl20mUsers, kMl20mItems)
+                      .mf_dim(settings.mf_dim)
+                      .mlp_layer_sizes(settings.mlp_layer_sizes));
+      step_ = std::make_unique<TrainStep>(model, settings, world);
+    }
+    void run() override {
+      torch::Tensor user = torch::randint(kMl20mUsers, {batch_}, torch::kLong);
+      torch::Tensor item = torch::randint(kMl20mItems, {batch_}, torch::kLong);
+      if (inference_) {
+        torch::NoGradGuard no_grad;
+        step_->model()->forward(user, item);
+        return;
+      }
+      torch::Tensor label = torch::randint(2, {batch_}, torch::kFloat);
+      step_->run(user, item, label, batch_ * world_size_);
+    }
+    int64_t samples_per_step() const override { return batch_; }
+
+   private:
+    int64_t batch_;
+    bool inference_;
+    int world_size_;
+    std::unique_ptr<TrainStep> step_;
+  };
+
+  NcfSettings settings_;
+  std::string data_path_;
+  const World* world_ = nullptr;
+  uint64_t seed_ = 0;
+  movielens::LeaveOneOutSplit split_;
+  std::vector<int32_t> eval_negatives_;
+  int64_t num_positives_ = 0;
+  int64_t samples_per_epoch_ = 0;
+  std::unique_ptr<ShardedSampler> sampler_;
+  std::unique_ptr<TrainStep> step_;
+};
+
+}  // namespace
+
+MLH_REGISTER_WORKLOAD("ncf", "NCF: NeuMF on MovieLens, HR@10 (MLPerf v0.5)", NcfWorkload);
+
+}  // namespace mlh::ncf
