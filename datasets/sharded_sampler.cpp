@@ -76,17 +76,31 @@ int64_t ShardedSampler::num_batches() const {
   return (num_samples_ + global_batch_size_ - 1) / global_batch_size_;
 }
 
+std::pair<int64_t, int64_t> proportional_part(int64_t count, int64_t parts, int64_t index) {
+  MLH_ASSERT(parts > 0 && index >= 0 && index < parts);
+  return {index * count / parts, (index + 1) * count / parts};
+}
+
 ShardedSampler::Slice ShardedSampler::slice(int64_t batch) const {
   MLH_ASSERT(batch >= 0 && batch < num_batches());
   const int64_t batch_begin = batch * global_batch_size_;
   const int64_t batch_size = std::min(global_batch_size_, num_samples_ - batch_begin);
-  const int64_t base_part = batch_size / world_size_;
-  const int64_t remainder = batch_size % world_size_;
-  Slice s;
-  s.begin = batch_begin + rank_ * base_part + std::min<int64_t>(rank_, remainder);
-  s.end = s.begin + base_part + (rank_ < remainder ? 1 : 0);
-  s.global_size = batch_size;
-  return s;
+  const auto [begin, end] = proportional_part(batch_size, world_size_, rank_);
+  return Slice{batch_begin + begin, batch_begin + end, batch_size};
+}
+
+std::vector<ShardedSampler::Slice> ShardedSampler::local_shards(int64_t batch,
+                                                                int64_t shards_per_batch) const {
+  MLH_ASSERT(shards_per_batch % world_size_ == 0);
+  const int64_t batch_begin = batch * global_batch_size_;
+  const int64_t batch_size = std::min(global_batch_size_, num_samples_ - batch_begin);
+  const int64_t per_rank = shards_per_batch / world_size_;
+  std::vector<Slice> shards;
+  for (int64_t k = rank_ * per_rank; k < (rank_ + 1) * per_rank; ++k) {
+    const auto [begin, end] = proportional_part(batch_size, shards_per_batch, k);
+    shards.push_back(Slice{batch_begin + begin, batch_begin + end, batch_size});
+  }
+  return shards;
 }
 
 }  // namespace mlh

@@ -1,14 +1,19 @@
 // The epoch order every data-parallel workload draws from: one seeded permutation of [0, n) per epoch,
 // the same on every rank, cut into global batches; each global batch is split into `world_size`
-// contiguous, disjoint slices, rank r taking slice r. Every index appears exactly once per epoch, and
+// contiguous, disjoint slices, rank r taking slice r. Cuts are proportional (part i of n in p parts
+// starts at floor(i*n/p)), so a rank's slice is exactly the union of its gradient shards. Every index appears exactly once per epoch, and
 // a global batch holds the same samples whatever the world size, which is what makes N ranks at
 // batch B/N reproduce one rank at batch B.
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace mlh {
+
+// [begin, end) of part `index` of `count` items cut into `parts` contiguous parts.
+std::pair<int64_t, int64_t> proportional_part(int64_t count, int64_t parts, int64_t index);
 
 class ShardedSampler {
  public:
@@ -26,6 +31,9 @@ class ShardedSampler {
     int64_t global_size = 0;  // samples in the whole global batch (the last may be short)
   };
   Slice slice(int64_t batch) const;
+  // This rank's shards of global batch b when the batch is cut into `shards_per_batch` parts
+  // (a multiple of world_size): rank r gets parts [r*S/W, (r+1)*S/W), together its slice.
+  std::vector<Slice> local_shards(int64_t batch, int64_t shards_per_batch) const;
   // The sample indices of this rank's slice of batch b.
   const int32_t* indices(const Slice& s) const { return permutation_.data() + s.begin; }
   const std::vector<int32_t>& permutation() const { return permutation_; }

@@ -41,6 +41,9 @@ void EngineSettings::bind(ConfigMap& config) {
   config.bind("eval_every_epochs", eval_every_epochs, "epochs per block; an evaluation ends each block");
   config.bind("throughput_warmup_steps", throughput_warmup_steps,
               "training steps left out of the steady-state throughput");
+  config.bind("blas_threads", blas_threads,
+              "threads of the BLAS library's own pool (0: one per core); 1 keeps results independent "
+              "of the rank count");
   config.bind("submission_org", submission_org, "MLPerf submission_org");
   config.bind("submission_division", submission_division, "MLPerf submission_division: closed or open");
   config.bind("submission_status", submission_status,
@@ -51,6 +54,7 @@ void EngineSettings::validate() const {
   if (max_epochs < 1) throw UserError("key 'max_epochs' must be at least 1");
   if (eval_every_epochs < 1) throw UserError("key 'eval_every_epochs' must be at least 1");
   if (throughput_warmup_steps < 0) throw UserError("key 'throughput_warmup_steps' must be >= 0");
+  if (blas_threads < 0) throw UserError("key 'blas_threads' must be >= 0");
   if (submission_org.empty()) throw UserError("key 'submission_org' must not be empty");
   check_one_of("submission_division", submission_division, {"closed", "open"});
   check_one_of("submission_status", submission_status, {"cloud", "onprem", "preview", "research"});
@@ -66,7 +70,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   workload.validate_settings();
 
   const uint64_t seed = options.seed ? *options.seed : std::random_device{}();
-  const int threads = configure_intra_op_threads(world);
+  const int threads = configure_threads(world, static_cast<int>(engine.blas_threads));
   const PlatformInfo platform = detect_platform(world.size());
   const std::string platform_label =
       options.platform.empty() ? platform.label() : sanitize_path_component(options.platform);
@@ -81,7 +85,8 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   log_options.also_stdout = options.mllog_stdout;
   log_options.enabled = world.is_root();
   MLLogger logger(log_options);
-  const bool interactive = world.is_root() && isatty(STDOUT_FILENO);
+  // mpirun hands its ranks a pseudo-terminal even when its own output is a pipe: under it, plain lines.
+  const bool interactive = world.is_root() && world.size() == 1 && isatty(STDOUT_FILENO);
   Progress progress({world.is_root() && !options.quiet, interactive, 10.0,
                      engine.throughput_warmup_steps, stdout});
 

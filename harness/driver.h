@@ -22,6 +22,7 @@ struct EngineSettings {
   int64_t max_epochs = 20;
   int64_t eval_every_epochs = 1;
   int64_t throughput_warmup_steps = 5;
+  int64_t blas_threads = 1;
   std::string submission_org = "mlharness";
   std::string submission_division = "open";
   std::string submission_status = "research";

@@ -54,4 +54,48 @@ void GradientAllReducer::broadcast_parameters() {
   }
 }
 
+PairwiseGradientSum::PairwiseGradientSum(std::vector<torch::Tensor> parameters)
+    : parameters_(std::move(parameters)) {}
+
+void PairwiseGradientSum::take_shard() {
+  Partial next;
+  for (auto& param : parameters_) {
+    torch::Tensor grad = param.grad();
+    next.grads.push_back(grad.defined() ? grad : torch::zeros_like(param));
+    param.mutable_grad().reset();
+  }
+  // Merge equal levels: the left (older) operand first, as the tree's in-order sum.
+  while (!stack_.empty() && stack_.back().level == next.level) {
+    Partial left = std::move(stack_.back());
+    stack_.pop_back();
+    for (size_t i = 0; i < left.grads.size(); ++i) left.grads[i].add_(next.grads[i]);
+    left.level += 1;
+    next = std::move(left);
+  }
+  stack_.push_back(std::move(next));
+}
+
+void PairwiseGradientSum::store_sum() {
+  MLH_ASSERT(!stack_.empty());
+  // A power-of-two shard count leaves one partial; otherwise fold right to left.
+  Partial total = std::move(stack_.back());
+  stack_.pop_back();
+  while (!stack_.empty()) {
+    Partial left = std::move(stack_.back());
+    stack_.pop_back();
+    for (size_t i = 0; i < left.grads.size(); ++i) left.grads[i].add_(total.grads[i]);
+    total = std::move(left);
+  }
+  for (size_t i = 0; i < parameters_.size(); ++i) parameters_[i].mutable_grad() = total.grads[i];
+}
+
+int64_t shards_per_rank(int64_t shards, int world_size, const std::string& key) {
+  if (shards < 1 || (shards & (shards - 1)) != 0)
+    throw UserError("key '" + key + "' is " + std::to_string(shards) + "; it must be a power of two");
+  if (shards % world_size != 0)
+    throw UserError("key '" + key + "' is " + std::to_string(shards) + ", which " +
+                    std::to_string(world_size) + " ranks cannot share evenly; use a multiple of the rank count");
+  return shards / world_size;
+}
+
 }  // namespace mlh

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <torch/types.h>
@@ -28,5 +29,31 @@ class GradientAllReducer {
   std::vector<std::vector<size_t>> buckets_;  // parameter indices per bucket
   const World& world_;
 };
+
+// Sums the gradients of a global batch cut into a power-of-two number of shards in one fixed order,
+// a balanced pairwise tree over the shard index. Each rank adds its shards in index order; for a
+// world size that divides the shard count its shards form whole subtrees, and on two ranks the
+// all-reduce adds the two subtree sums, so the gradient is bitwise the same on one rank or two
+// (and then so is the whole training run on CPU). Memory: log2(shards) gradient copies.
+class PairwiseGradientSum {
+ public:
+  explicit PairwiseGradientSum(std::vector<torch::Tensor> parameters);
+  // Takes the parameters' current gradients as the next shard's and clears them.
+  void take_shard();
+  // Writes the sum of every shard taken since the last call into the parameters' gradients.
+  void store_sum();
+
+ private:
+  struct Partial {
+    std::vector<torch::Tensor> grads;
+    int level = 0;  // the partial sums 2^level shards
+  };
+  std::vector<torch::Tensor> parameters_;
+  std::vector<Partial> stack_;
+};
+
+// Checks a shard count against the world: a power of two, and a multiple of world_size. Returns the
+// shards per rank. Throws UserError naming `key`.
+int64_t shards_per_rank(int64_t shards, int world_size, const std::string& key);
 
 }  // namespace mlh

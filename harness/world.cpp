@@ -1,5 +1,6 @@
 #include "harness/world.h"
 
+#include <dlfcn.h>
 #include <mpi.h>
 #include <sched.h>
 #include <unistd.h>
@@ -141,9 +142,14 @@ double World::allreduce_max(double value) const {
   return result;
 }
 
-int configure_intra_op_threads(const World& world) {
+int configure_threads(const World& world, int blas_threads) {
   const int threads = world.cores_per_rank();
   at::set_num_threads(threads);
+  const int blas = blas_threads > 0 ? blas_threads : threads;
+  // Whichever BLAS LibTorch was linked against; absent symbols are skipped.
+  using SetThreads = void (*)(int);
+  for (const char* name : {"openblas_set_num_threads", "mkl_set_num_threads", "bli_thread_set_num_threads"})
+    if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, name))) set(blas);
   return threads;
 }
 

@@ -63,7 +63,11 @@ class World {
   std::shared_ptr<Communicator> comm_;
 };
 
-// Sets LibTorch's intra-op threads to world.cores_per_rank(); returns the count.
-int configure_intra_op_threads(const World& world);
+// Sets LibTorch's intra-op threads to world.cores_per_rank(), and the BLAS library's own thread
+// pool (OpenBLAS, MKL) to `blas_threads` (0: the same count). Returns the intra-op thread count.
+// One BLAS thread is the default: LibTorch's pool already holds the cores, two pools oversubscribe
+// them (NCF mini trains 2.7x slower on 2 cores), and OpenBLAS's threaded GEMM splits reductions by
+// thread count, so results would change with the rank count.
+int configure_threads(const World& world, int blas_threads);
 
 }  // namespace mlh

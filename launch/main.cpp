@@ -224,6 +224,8 @@ int bench_command(const po::variables_map& vars) {
   options.timed_steps = vars["steps"].as<int64_t>();
   options.repeats = vars["repeats"].as<int64_t>();
   options.json_path = vars["json"].as<std::string>();
+  options.blas_threads = static_cast<int>(engine.blas_threads);
+  engine.validate();
 
   const World world = World::from_mpi();
   const std::string platform = vars["platform"].as<std::string>().empty()

@@ -78,21 +78,46 @@ TEST(ShardedSampler, RankSlicesPartitionEachGlobalBatchAndTheEpoch) {
   }
 }
 
-TEST(ShardedSampler, ShortLastBatchGivesTheRemainderToTheFirstRanks) {
-  // 103 samples at global batch 8: the last batch holds 7; three ranks take 3, 2, 2.
+TEST(ShardedSampler, ShortLastBatchIsCutProportionally) {
+  // 103 samples at global batch 8: the last batch holds 7; three ranks cut at floor(i*7/3): 2, 2, 3.
   const int world_size = 3;
-  const int64_t expected_sizes[] = {3, 2, 2};
+  const int64_t expected_sizes[] = {2, 2, 3};
   for (int rank = 0; rank < world_size; ++rank) {
     const ShardedSampler sampler(103, 8, rank, world_size, 1);
     const ShardedSampler::Slice last = sampler.slice(sampler.num_batches() - 1);
     EXPECT_EQ(last.global_size, 7);
     EXPECT_EQ(last.end - last.begin, expected_sizes[rank]);
   }
-  // Four ranks over a last batch of 3: the fourth rank's slice is empty.
-  const ShardedSampler fourth(103, 4, 3, 4, 1);
-  const ShardedSampler::Slice empty = fourth.slice(fourth.num_batches() - 1);
+  // Four ranks over a last batch of 3: the first rank's slice is empty.
+  const ShardedSampler first(103, 4, 0, 4, 1);
+  const ShardedSampler::Slice empty = first.slice(first.num_batches() - 1);
   EXPECT_EQ(empty.global_size, 3);
   EXPECT_EQ(empty.begin, empty.end);
+}
+
+TEST(ShardedSampler, RankSliceIsTheUnionOfItsGradientShards) {
+  // 8 shards per batch; for 1, 2, 4 and 8 ranks each rank's shards tile its slice, and shard k is
+  // the same range whatever the world size.
+  for (int world_size : {1, 2, 4, 8}) {
+    for (int rank = 0; rank < world_size; ++rank) {
+      const ShardedSampler sampler(1003, 100, rank, world_size, 1);
+      const ShardedSampler reference(1003, 100, 0, 1, 1);
+      for (int64_t batch : {int64_t{0}, sampler.num_batches() - 1}) {
+        const ShardedSampler::Slice slice = sampler.slice(batch);
+        const auto shards = sampler.local_shards(batch, 8);
+        const auto all = reference.local_shards(batch, 8);
+        ASSERT_EQ(shards.size(), static_cast<size_t>(8 / world_size));
+        EXPECT_EQ(shards.front().begin, slice.begin);
+        EXPECT_EQ(shards.back().end, slice.end);
+        for (size_t j = 0; j < shards.size(); ++j) {
+          if (j > 0) EXPECT_EQ(shards[j].begin, shards[j - 1].end);
+          const auto& same = all[static_cast<size_t>(rank) * shards.size() + j];
+          EXPECT_EQ(shards[j].begin, same.begin);
+          EXPECT_EQ(shards[j].end, same.end);
+        }
+      }
+    }
+  }
 }
 
 TEST(ShardedSampler, DeterministicInSeedAndEpoch) {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <set>
 
@@ -200,8 +201,10 @@ TEST_F(EngineTest, NextRunTakesTheNextIndexAndNeverAppends) {
   const auto b = run(second, "max_epochs: 1\n");
   EXPECT_THAT(a.log_file(), ::testing::EndsWith("result_0.txt"));
   EXPECT_THAT(b.log_file(), ::testing::EndsWith("result_1.txt"));
-  EXPECT_EQ(std::count(keys_of(records_of(a.log_file())).begin(), keys_of(records_of(a.log_file())).end(),
-                       "run_start"), 1);
+  for (const auto& log : {a.log_file(), b.log_file()}) {
+    const auto keys = keys_of(records_of(log));
+    EXPECT_EQ(std::count(keys.begin(), keys.end(), "run_start"), 1);
+  }
 }
 
 TEST_F(EngineTest, FailureLeavesNoResultFiles) {

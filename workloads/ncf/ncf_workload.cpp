@@ -44,6 +44,7 @@ struct NcfSettings {
   int64_t eval_negatives = 999;
   int64_t top_k = 10;
   int64_t global_batch_size = 2048;
+  int64_t gradient_shards = 1;
   double learning_rate = 5e-4;
   double adam_beta1 = 0.9;
   double adam_beta2 = 0.999;
@@ -65,6 +66,9 @@ struct NcfSettings {
     c.bind("eval_negatives", eval_negatives, "negatives per user for HR@K (MLPerf: 999)");
     c.bind("top_k", top_k, "K of HR@K");
     c.bind("global_batch_size", global_batch_size, "training samples per step over all ranks");
+    c.bind("gradient_shards", gradient_shards,
+           "the global batch's gradient is summed over this many shards in a fixed order (a power of "
+           "two): any rank count dividing it trains alike, bitwise on 1 or 2 CPU ranks");
     c.bind("learning_rate", learning_rate, "Adam learning rate");
     c.bind("adam_beta1", adam_beta1, "Adam beta1");
     c.bind("adam_beta2", adam_beta2, "Adam beta2");
@@ -81,6 +85,8 @@ struct NcfSettings {
     if (train_negatives < 1) throw UserError("key 'train_negatives' must be positive");
     if (eval_negatives < 1) throw UserError("key 'eval_negatives' must be positive");
     if (top_k < 1) throw UserError("key 'top_k' must be positive");
+    if (gradient_shards > global_batch_size)
+      throw UserError("key 'gradient_shards' must not exceed global_batch_size");
     if (learning_rate <= 0) throw UserError("key 'learning_rate' must be positive");
     if (!(target_hit_rate > 0 && target_hit_rate <= 1))
       throw UserError("key 'target_hit_rate' must be in (0, 1]");
@@ -99,28 +105,39 @@ struct NcfSettings {
 };
 
 // One data-parallel training step: the model, its optimizer and the gradient reduction. Shared by
-// training and `bench`, so bench measures the step that training runs.
+// training and `bench`, so bench measures the step that training runs. The rank's part of the global
+// batch comes as shards whose gradients are summed in a fixed order (PairwiseGradientSum).
 class TrainStep {
  public:
   TrainStep(NeuMF model, const NcfSettings& settings, const World& world)
       : model_(std::move(model)),
         optimizer_(model_->parameters(), AdamOptions{settings.learning_rate, settings.adam_beta1,
                                                      settings.adam_beta2, settings.adam_epsilon, 0.0}),
-        reducer_(model_->parameters(), world) {
+        reducer_(model_->parameters(), world),
+        shard_sum_(model_->parameters()) {
     reducer_.broadcast_parameters();
   }
 
-  // Returns the sum of this rank's per-sample losses. The loss is scaled by 1/global_count so the
-  // gradient sum over ranks is the global-batch mean gradient.
-  double run(const torch::Tensor& user, const torch::Tensor& item, const torch::Tensor& label,
-             int64_t global_count) {
+  struct Shard {
+    torch::Tensor user, item, label;
+  };
+
+  // Returns the sum of this rank's per-sample losses. Each shard's loss is scaled by 1/global_count,
+  // so the gradient summed over shards and ranks is the global-batch mean gradient.
+  double run(const std::vector<Shard>& shards, int64_t global_count) {
     optimizer_.zero_grad();
-    torch::Tensor loss_sum = torch::binary_cross_entropy_with_logits(
-        model_->forward(user, item), label, {}, {}, torch::Reduction::Sum);
-    (loss_sum / static_cast<double>(global_count)).backward();
+    double loss_total = 0;
+    for (const Shard& shard : shards) {
+      torch::Tensor loss_sum = torch::binary_cross_entropy_with_logits(
+          model_->forward(shard.user, shard.item), shard.label, {}, {}, torch::Reduction::Sum);
+      (loss_sum / static_cast<double>(global_count)).backward();
+      loss_total += loss_sum.item<double>();
+      if (shards.size() > 1) shard_sum_.take_shard();
+    }
+    if (shards.size() > 1) shard_sum_.store_sum();
     reducer_.allreduce_sum();
     optimizer_.step();
-    return loss_sum.item<double>();
+    return loss_total;
   }
 
   NeuMF& model() { return model_; }
@@ -129,6 +146,7 @@ class TrainStep {
   NeuMF model_;
   FusedAdam optimizer_;
   GradientAllReducer reducer_;
+  PairwiseGradientSum shard_sum_;
 };
 
 class NcfWorkload final : public Workload {
@@ -168,6 +186,7 @@ class NcfWorkload final : public Workload {
                                                      seed_ ^ 0x6576616cULL);
     num_positives_ = split_.num_train();
     samples_per_epoch_ = num_positives_ * (1 + settings_.train_negatives);
+    shards_per_rank(settings_.gradient_shards, world_->size(), "gradient_shards");
     sampler_ = std::make_unique<ShardedSampler>(samples_per_epoch_, settings_.global_batch_size,
                                                 world_->rank(), world_->size(), seed_);
 
@@ -220,16 +239,22 @@ class NcfWorkload final : public Workload {
     sampler_->set_epoch(epoch);
     double local_loss = 0;
     for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
-      const ShardedSampler::Slice slice = sampler_->slice(b);
-      const int64_t count = slice.end - slice.begin;
-      torch::Tensor user = torch::empty({count}, torch::kLong);
-      torch::Tensor item = torch::empty({count}, torch::kLong);
-      torch::Tensor label = torch::empty({count}, torch::kFloat);
-      fill_samples(sampler_->indices(slice), count, epoch, user.data_ptr<int64_t>(),
-                   item.data_ptr<int64_t>(), label.data_ptr<float>());
-      const double loss = step_->run(user, item, label, slice.global_size);
+      std::vector<TrainStep::Shard> shards;
+      int64_t count = 0;
+      int64_t global_count = 0;
+      for (const ShardedSampler::Slice& slice : sampler_->local_shards(b, settings_.gradient_shards)) {
+        const int64_t n = slice.end - slice.begin;
+        TrainStep::Shard shard{torch::empty({n}, torch::kLong), torch::empty({n}, torch::kLong),
+                               torch::empty({n}, torch::kFloat)};
+        fill_samples(sampler_->indices(slice), n, epoch, shard.user.data_ptr<int64_t>(),
+                     shard.item.data_ptr<int64_t>(), shard.label.data_ptr<float>());
+        shards.push_back(std::move(shard));
+        count += n;
+        global_count = slice.global_size;
+      }
+      const double loss = step_->run(shards, global_count);
       local_loss += loss;
-      progress.step(slice.global_size, count > 0 ? loss / count : 0.0);
+      progress.step(global_count, count > 0 ? loss / count : 0.0);
     }
     TrainStats stats;
     stats.samples = samples_per_epoch_;
@@ -303,7 +328,10 @@ class NcfWorkload final : public Workload {
   class NcfBenchStep final : public BenchStep {
    public:
     NcfBenchStep(const NcfSettings& settings, const BenchSpec& spec, const World& world)
-        : batch_(spec.batch_size), inference_(spec.inference), world_size_(world.size()) {
+        : batch_(spec.batch_size),
+          inference_(spec.inference),
+          world_size_(world.size()),
+          shards_per_rank_(shards_per_rank(settings.gradient_shards, world.size(), "gradient_shards")) {
       torch::manual_seed(0);
       NeuMF model(NeuMFOptions(kMl20mUsers, kMl20mItems)
                       .mf_dim(settings.mf_dim)
@@ -311,15 +339,20 @@ class NcfWorkload final : public Workload {
       step_ = std::make_unique<TrainStep>(model, settings, world);
     }
     void run() override {
-      torch::Tensor user = torch::randint(kMl20mUsers, {batch_}, torch::kLong);
-      torch::Tensor item = torch::randint(kMl20mItems, {batch_}, torch::kLong);
+      std::vector<TrainStep::Shard> shards;
+      for (int64_t k = 0; k < shards_per_rank_; ++k) {
+        const auto [begin, end] = proportional_part(batch_, shards_per_rank_, k);
+        const int64_t n = end - begin;
+        shards.push_back({torch::randint(kMl20mUsers, {n}, torch::kLong),
+                          torch::randint(kMl20mItems, {n}, torch::kLong),
+                          torch::randint(2, {n}, torch::kFloat)});
+      }
       if (inference_) {
         torch::NoGradGuard no_grad;
-        step_->model()->forward(user, item);
+        for (const auto& shard : shards) step_->model()->forward(shard.user, shard.item);
         return;
       }
-      torch::Tensor label = torch::randint(2, {batch_}, torch::kFloat);
-      step_->run(user, item, label, batch_ * world_size_);
+      step_->run(shards, batch_ * world_size_);
     }
     int64_t samples_per_step() const override { return batch_; }
 
@@ -327,6 +360,7 @@ class NcfWorkload final : public Workload {
     int64_t batch_;
     bool inference_;
     int world_size_;
+    int64_t shards_per_rank_;
     std::unique_ptr<TrainStep> step_;
   };
 

@@ -1,0 +1,160 @@
+// The mlharness command line: every bad input gives one line on stderr naming what is wrong, exit
+// status 2, and no result files.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace mlh {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  // Runs mlharness with `args` (shell words) inside the test's folder.
+  Outcome run(const std::string& args) {
+    const std::string command = "cd '" + dir_.string() + "' && '" MLHARNESS_BINARY "' " + args +
+                                " >stdout.txt 2>stderr.txt";
+    const int status = std::system(command.c_str());
+    Outcome outcome;
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    outcome.out = read_file(dir_ / "stdout.txt");
+    outcome.err = read_file(dir_ / "stderr.txt");
+    return outcome;
+  }
+  // A user error: exit 2, one line on stderr holding `expected`, and no results written.
+  void expect_user_error(const std::string& args, const std::string& expected) {
+    const Outcome outcome = run(args);
+    EXPECT_EQ(outcome.exit_code, 2) << args << "\n" << outcome.err;
+    EXPECT_THAT(outcome.err, HasSubstr(expected)) << args;
+    EXPECT_EQ(std::count(outcome.err.begin(), outcome.err.end(), '\n'), 1) << outcome.err;
+    if (!fs::exists(dir_ / "results")) return;
+    for (const auto& entry : fs::recursive_directory_iterator(dir_ / "results")) {
+      EXPECT_FALSE(entry.is_regular_file()) << "left behind: " << entry.path();
+    }
+  }
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  fs::path dir_;
+};
+
+TEST_F(Cli, HelpDescribesEveryCommandAndOption) {
+  const Outcome outcome = run("--help");
+  EXPECT_EQ(outcome.exit_code, 0);
+  for (const char* word : {"run", "bench", "list", "--workload", "--config", "--seed", "--set", "--out",
+                           "--platform", "--batch-sizes", "--precision", "--inference", "mpirun"})
+    EXPECT_THAT(outcome.out, HasSubstr(word));
+}
+
+TEST_F(Cli, HelpWithAWorkloadListsItsConfigKeys) {
+  const Outcome outcome = run("--workload ncf --config mini --help");
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_THAT(outcome.out, HasSubstr("global_batch_size"));
+  EXPECT_THAT(outcome.out, HasSubstr("target_hit_rate"));
+  EXPECT_THAT(outcome.out, HasSubstr("max_epochs"));
+}
+
+TEST_F(Cli, ListShowsWorkloadsAndConfigs) {
+  const Outcome outcome = run("list");
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_THAT(outcome.out, HasSubstr("ncf"));
+  EXPECT_THAT(outcome.out, HasSubstr("ncf-mini"));
+}
+
+TEST_F(Cli, UnknownWorkload) { expect_user_error("--workload resnet9000", "unknown workload 'resnet9000'"); }
+
+TEST_F(Cli, UnknownConfigName) {
+  expect_user_error("--workload ncf --config tiny", "no config 'tiny' for workload 'ncf'");
+}
+
+TEST_F(Cli, UnknownConfigKey) {
+  expect_user_error("--workload ncf --config mini --set global_bach_size=4",
+                    "unknown key 'global_bach_size' (did you mean 'global_batch_size'?)");
+}
+
+TEST_F(Cli, MistypedConfigValue) {
+  expect_user_error("--workload ncf --config mini --set global_batch_size=many",
+                    "'global_batch_size' expects an integer, got 'many'");
+}
+
+TEST_F(Cli, MalformedYamlFile) {
+  write("broken.yaml", "max_epochs: 3\nmf_dim: [8,\n");
+  expect_user_error("--workload ncf --config ./broken.yaml", "broken.yaml:");
+}
+
+TEST_F(Cli, SetWithoutEquals) {
+  expect_user_error("--workload ncf --config mini --set max_epochs", "expected key=value");
+}
+
+TEST_F(Cli, SeedThatIsNotANumber) {
+  expect_user_error("--workload ncf --config mini --seed seven", "--seed 'seven' is not a non-negative integer");
+}
+
+TEST_F(Cli, UnknownCommandAndOption) {
+  expect_user_error("train --workload ncf", "unknown command 'train'");
+  expect_user_error("--workload ncf --epochs 3", "unrecognised option '--epochs'");
+}
+
+TEST_F(Cli, MissingDataDirectory) {
+  expect_user_error("--workload ncf --set data_path=no/such/ml-20m", "no/such/ml-20m");
+}
+
+TEST_F(Cli, RatingsFileWithAWrongHeader) {
+  write("ratings.csv", "user,item,rating,time\n1,2,3.0,100\n");
+  expect_user_error("--workload ncf --config mini --set data_source=movielens --set data_path=ratings.csv",
+                    "ratings.csv:1: expected header 'userId,movieId,rating,timestamp'");
+}
+
+TEST_F(Cli, RatingsRowThatIsNotNumeric) {
+  write("ratings.csv", "userId,movieId,rating,timestamp\n1,2,3.0,100\n1,x,4.0,101\n");
+  expect_user_error("--workload ncf --config mini --set data_source=movielens --set data_path=ratings.csv",
+                    "ratings.csv:3:");
+}
+
+TEST_F(Cli, RatingsRowThatIsShort) {
+  write("ratings.csv", "userId,movieId,rating,timestamp\n1,2,3.0,100\n1,5,4.0\n");
+  expect_user_error("--workload ncf --config mini --set data_source=movielens --set data_path=ratings.csv",
+                    "ratings.csv:3:");
+}
+
+TEST_F(Cli, EmptyDataset) {
+  write("ratings.csv", "userId,movieId,rating,timestamp\n");
+  expect_user_error("--workload ncf --config mini --set data_source=movielens --set data_path=ratings.csv",
+                    "ratings.csv");
+}
+
+TEST_F(Cli, DatasetWhereNoUserHasEnoughRatings) {
+  write("ratings.csv", "userId,movieId,rating,timestamp\n1,2,3.0,100\n1,3,4.0,101\n");
+  expect_user_error("--workload ncf --config mini --set data_source=movielens --set data_path=ratings.csv",
+                    "no user has at least 20 ratings");
+}
+
+TEST_F(Cli, BadSettingValues) {
+  expect_user_error("--workload ncf --config mini --set gradient_shards=3", "power of two");
+  expect_user_error("--workload ncf --config mini --set max_epochs=0", "'max_epochs' must be at least 1");
+  expect_user_error("--workload ncf --config mini --set data_source=csv", "expected movielens or synthetic");
+}
+
+}  // namespace
+}  // namespace mlh
