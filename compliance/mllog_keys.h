@@ -59,6 +59,7 @@ inline constexpr const char* kEvalTarget = "eval_target";
 // mlharness's own records (ignored by the official checker, which skips unknown keys).
 inline constexpr const char* kEffectiveConfig = "mlharness_effective_config";
 inline constexpr const char* kModelParameterCount = "mlharness_model_parameter_count";
+inline constexpr const char* kQualityBaseline = "mlharness_quality_baseline";
 inline constexpr const char* kTrainThroughput = "mlharness_train_samples_per_second";
 
 // Metadata field names.

@@ -129,19 +129,20 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     result.set_quality_name(info.quality_name);
     result.set_quality_target(info.target);
 
-    if (world.is_root() && !options.quiet) {
-      std::string baseline_text;
-      for (const auto& [name, value] : workload.baselines()) {
-        char part[96];
-        std::snprintf(part, sizeof part, "; %s %.4f", name.c_str(), value);
-        baseline_text += part;
-      }
-      progress.message(workload.benchmark() + " seed " + std::to_string(seed) + " on " +
-                       platform_label + " (" + std::to_string(world.size()) + " rank" +
-                       (world.size() > 1 ? "s" : "") + ", " + std::to_string(threads) +
-                       " thread" + (threads > 1 ? "s" : "") + " each): target " + info.quality_name +
-                       " >= " + std::to_string(info.target) + baseline_text);
+    std::string baseline_text;
+    for (const auto& [name, value] : workload.baselines()) {
+      logger.event(keys::kQualityBaseline, {{"name", name}, {"value", value}});
+      (*result.mutable_baselines())[name] = value;
+      char part[96];
+      std::snprintf(part, sizeof part, "; %s %.4f", name.c_str(), value);
+      baseline_text += part;
     }
+    char target_text[64];
+    std::snprintf(target_text, sizeof target_text, "%.4f", info.target);
+    progress.message(workload.benchmark() + " seed " + std::to_string(seed) + " on " + platform_label +
+                     " (" + std::to_string(world.size()) + " rank" + (world.size() > 1 ? "s" : "") +
+                     ", " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "") +
+                     " each): target " + info.quality_name + " >= " + target_text + baseline_text);
 
     world.comm().barrier();
     const int64_t init_stop_ms = logger.end(keys::kInitStop);

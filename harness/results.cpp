@@ -74,6 +74,10 @@ std::string format_run_summary(const proto::RunResult& r) {
                   r.train_samples_per_second());
   }
   std::string summary = text;
+  for (const auto& [name, baseline] : r.baselines()) {
+    std::snprintf(text, sizeof text, "%s: %s %.4f\n", name.c_str(), r.quality_name().c_str(), baseline);
+    summary += text;
+  }
   const std::string record = r.log_file().substr(0, r.log_file().size() - 4) + ".json";
   summary += "log:    " + r.log_file() + "\nrecord: " + record + "\n";
   return summary;

@@ -124,6 +124,7 @@ uint64_t parse_seed(const std::string& text) {
 // The config for `--config VALUE`: an existing file path, or an embedded name (`mini` means
 // `<workload>-mini`, empty means `<workload>`). Returns the map and a label for the record.
 std::pair<ConfigMap, std::string> load_config(const std::string& workload, const std::string& value) {
+  WorkloadRegistry::instance().create(workload);  // an unknown workload is the first thing to report
   if (value.find('/') != std::string::npos || value.find(".yaml") != std::string::npos ||
       value.find(".yml") != std::string::npos) {
     if (!std::filesystem::exists(value)) throw UserError("config file '" + value + "' does not exist");

@@ -73,6 +73,12 @@ TEST(NcfMini, ReachesTargetAndLogsEveryCommonKey) {
     if (r.key == "block_start") EXPECT_GT(r.metadata["epoch_count"].get<int>(), 0);
   }
 
+  // The target is far above what recommending the most popular items scores.
+  const LogRecord* baseline = find(records, "mlharness_quality_baseline");
+  ASSERT_NE(baseline, nullptr);
+  EXPECT_EQ(baseline->value["name"], "popularity baseline");
+  EXPECT_GT(target->value.get<double>(), baseline->value["value"].get<double>() + 0.3);
+
   // The record beside the log agrees.
   fs::path record_path = log_of("np1_seed1");
   record_path.replace_extension(".json");
