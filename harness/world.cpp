@@ -1,6 +1,7 @@
 #include "harness/world.h"
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <mpi.h>
 #include <sched.h>
 #include <unistd.h>
@@ -151,6 +152,12 @@ int configure_threads(const World& world, int blas_threads) {
   for (const char* name : {"openblas_set_num_threads", "mkl_set_num_threads", "bli_thread_set_num_threads"})
     if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, name))) set(blas);
   return threads;
+}
+
+void configure_host_allocator() {
+  mallopt(M_MMAP_MAX, 0);  // every block from the heap, which is never trimmed
+  mallopt(M_TRIM_THRESHOLD, INT32_MAX);
+  mallopt(M_TOP_PAD, 1 << 30);
 }
 
 }  // namespace mlh

@@ -273,6 +273,7 @@ int dispatch(int argc, char** argv) {
     return 0;
   }
   if (line.command == "list") return list_command();
+  configure_host_allocator();
   MpiSession mpi(&argc, &argv);
   try {
     return line.command == "bench" ? bench_command(line.vars) : run_command(line.vars);
