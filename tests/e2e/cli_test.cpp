@@ -33,10 +33,10 @@ class Cli : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
-  // Runs mlharness with `args` (shell words) inside the test's folder.
-  Outcome run(const std::string& args) {
-    const std::string command = "cd '" + dir_.string() + "' && '" MLHARNESS_BINARY "' " + args +
-                                " >stdout.txt 2>stderr.txt";
+  // Runs mlharness with `args` (shell words) inside the test's folder, under `launcher` if given.
+  Outcome run(const std::string& args, const std::string& launcher = "") {
+    const std::string command = "cd '" + dir_.string() + "' && timeout 120 " + launcher + " '" MLHARNESS_BINARY "' " +
+                                args + " >stdout.txt 2>stderr.txt";
     const int status = std::system(command.c_str());
     Outcome outcome;
     outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -154,6 +154,13 @@ TEST_F(Cli, BadSettingValues) {
   expect_user_error("--workload ncf --config mini --set gradient_shards=3", "power of two");
   expect_user_error("--workload ncf --config mini --set max_epochs=0", "'max_epochs' must be at least 1");
   expect_user_error("--workload ncf --config mini --set data_source=csv", "expected movielens or synthetic");
+}
+
+TEST_F(Cli, AnErrorUnderMpirunEndsTheWholeJobWithItsMessage) {
+  const Outcome outcome =
+      run("--workload ncf --config mini --set no_such_key=1", MLH_MPIRUN " -np 2");
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.err;  // not 124: nothing hung
+  EXPECT_THAT(outcome.err, HasSubstr("unknown key 'no_such_key'"));
 }
 
 }  // namespace
