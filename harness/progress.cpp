@@ -55,6 +55,8 @@ void Progress::step(int64_t global_samples, double loss) {
 }
 
 void Progress::end_epoch() {
+  const double seconds = seconds_between(epoch_start_, last_step_);
+  epoch_rate_ = seconds > 0 ? epoch_samples_ / seconds : 0.0;
   if (options_.display && options_.interactive) show(true);
 }
 

@@ -34,6 +34,8 @@ class Progress {
   int64_t steady_samples() const { return steady_samples_; }
   double steady_seconds() const { return steady_seconds_; }
   double steady_samples_per_second() const;
+  // The last epoch's samples over its training time (warm-up included), set by end_epoch().
+  double epoch_samples_per_second() const { return epoch_rate_; }
   int64_t total_steps() const { return total_steps_; }
 
  private:
@@ -49,6 +51,7 @@ class Progress {
   int64_t steady_samples_ = 0;
   double steady_seconds_ = 0;
   int64_t epoch_samples_ = 0;
+  double epoch_rate_ = 0;
   double last_loss_ = 0;
   Clock::time_point epoch_start_;
   Clock::time_point last_step_;

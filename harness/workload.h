@@ -78,6 +78,9 @@ class Workload {
   // Makes the data available (e.g. writes a synthetic dataset under data_root) before the log
   // starts. Untimed and unlogged. Rank 0 alone writes; the engine holds the others at a barrier.
   virtual void prepare_data(const World& world, const std::string& data_root) {}
+  // The files init will read, so the engine can drop them from the page cache before the run
+  // (MLPerf's cache_clear). Known after prepare_data.
+  virtual std::vector<std::string> data_files() const { return {}; }
   // Builds model, optimizer and data indexes; logs hyperparameters. Untimed (init_start..init_stop).
   virtual WorkloadInfo init(const RunContext& context) = 0;
   // Trains one epoch (numbered from 1), calling progress.step() after every step.

@@ -127,6 +127,18 @@ TEST_F(EngineTest, StopsAtTheFirstEvaluationThatReachesTheTarget) {
     if (r.key == "run_stop") EXPECT_EQ(r.metadata["status"], "success");
   }
   EXPECT_EQ(accuracies, (std::vector<double>{0.2, 0.5, 0.85}));
+
+  // Throughput per epoch, then the steady-state figure of the whole run.
+  std::vector<int64_t> throughput_epochs;
+  int steady = 0;
+  for (const auto& r : records) {
+    if (r.key != "mlharness_train_samples_per_second") continue;
+    EXPECT_GT(r.value.get<double>(), 0);
+    if (r.metadata.contains("epoch_num")) throughput_epochs.push_back(r.metadata["epoch_num"].get<int64_t>());
+    steady += r.metadata.contains("steady_state");
+  }
+  EXPECT_EQ(throughput_epochs, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(steady, 1);
 }
 
 TEST_F(EngineTest, LogHasEveryKeyTheCommonRulesRequireInOrder) {

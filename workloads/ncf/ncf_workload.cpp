@@ -175,6 +175,13 @@ class NcfWorkload final : public Workload {
     }
   }
 
+  std::vector<std::string> data_files() const override {
+    if (fs::is_directory(data_path_))
+      for (const char* name : {"ratings.csv", "ratings.dat"})
+        if (fs::exists(fs::path(data_path_) / name)) return {(fs::path(data_path_) / name).string()};
+    return {data_path_};
+  }
+
   WorkloadInfo init(const RunContext& context) override {
     world_ = &context.world;
     seed_ = context.seed;
