@@ -89,6 +89,9 @@ void PairwiseGradientSum::store_sum() {
   for (size_t i = 0; i < parameters_.size(); ++i) parameters_[i].mutable_grad() = total.grads[i];
 }
 
+ShardedGradient::ShardedGradient(std::vector<torch::Tensor> parameters, const World& world)
+    : shard_sum_(parameters), reducer_(std::move(parameters), world) {}
+
 int64_t shards_per_rank(int64_t shards, int world_size, const std::string& key) {
   if (shards < 1 || (shards & (shards - 1)) != 0)
     throw UserError("key '" + key + "' is " + std::to_string(shards) + "; it must be a power of two");

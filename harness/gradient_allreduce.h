@@ -52,6 +52,31 @@ class PairwiseGradientSum {
   std::vector<Partial> stack_;
 };
 
+// The gradient of one data-parallel step: runs `backward_shard(k)` for each of this rank's shards
+// k = 0..local_shards-1 (each call must leave its shard's gradient in the parameters' .grad, from a
+// loss scaled by 1 / global batch), sums the shards in PairwiseGradientSum's order, then across ranks.
+// Returns the sum of what the calls returned (e.g. this rank's summed loss).
+class ShardedGradient {
+ public:
+  ShardedGradient(std::vector<torch::Tensor> parameters, const World& world);
+  template <class BackwardShard>
+  double compute(int64_t local_shards, BackwardShard&& backward_shard) {
+    double total = 0;
+    for (int64_t k = 0; k < local_shards; ++k) {
+      total += backward_shard(k);
+      if (local_shards > 1) shard_sum_.take_shard();
+    }
+    if (local_shards > 1) shard_sum_.store_sum();
+    reducer_.allreduce_sum();
+    return total;
+  }
+  void broadcast_parameters() { reducer_.broadcast_parameters(); }
+
+ private:
+  PairwiseGradientSum shard_sum_;
+  GradientAllReducer reducer_;
+};
+
 // Checks a shard count against the world: a power of two, and a multiple of world_size. Returns the
 // shards per rank. Throws UserError naming `key`.
 int64_t shards_per_rank(int64_t shards, int world_size, const std::string& key);

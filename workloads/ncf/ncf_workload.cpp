@@ -106,16 +106,15 @@ struct NcfSettings {
 
 // One data-parallel training step: the model, its optimizer and the gradient reduction. Shared by
 // training and `bench`, so bench measures the step that training runs. The rank's part of the global
-// batch comes as shards whose gradients are summed in a fixed order (PairwiseGradientSum).
+// batch comes as shards whose gradients are summed in a fixed order (ShardedGradient).
 class TrainStep {
  public:
   TrainStep(NeuMF model, const NcfSettings& settings, const World& world)
       : model_(std::move(model)),
         optimizer_(model_->parameters(), AdamOptions{settings.learning_rate, settings.adam_beta1,
                                                      settings.adam_beta2, settings.adam_epsilon, 0.0}),
-        reducer_(model_->parameters(), world),
-        shard_sum_(model_->parameters()) {
-    reducer_.broadcast_parameters();
+        gradient_(model_->parameters(), world) {
+    gradient_.broadcast_parameters();
   }
 
   struct Shard {
@@ -126,16 +125,13 @@ class TrainStep {
   // so the gradient summed over shards and ranks is the global-batch mean gradient.
   double run(const std::vector<Shard>& shards, int64_t global_count) {
     optimizer_.zero_grad();
-    double loss_total = 0;
-    for (const Shard& shard : shards) {
+    const double loss_total = gradient_.compute(static_cast<int64_t>(shards.size()), [&](int64_t k) {
+      const Shard& shard = shards[static_cast<size_t>(k)];
       torch::Tensor loss_sum = torch::binary_cross_entropy_with_logits(
           model_->forward(shard.user, shard.item), shard.label, {}, {}, torch::Reduction::Sum);
       (loss_sum / static_cast<double>(global_count)).backward();
-      loss_total += loss_sum.item<double>();
-      if (shards.size() > 1) shard_sum_.take_shard();
-    }
-    if (shards.size() > 1) shard_sum_.store_sum();
-    reducer_.allreduce_sum();
+      return loss_sum.item<double>();
+    });
     optimizer_.step();
     return loss_total;
   }
@@ -145,8 +141,7 @@ class TrainStep {
  private:
   NeuMF model_;
   FusedAdam optimizer_;
-  GradientAllReducer reducer_;
-  PairwiseGradientSum shard_sum_;
+  ShardedGradient gradient_;
 };
 
 class NcfWorkload final : public Workload {

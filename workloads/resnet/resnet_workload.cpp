@@ -127,9 +127,8 @@ class ResNetWorkload final : public Workload {
     model_ = build_model(settings_, 1);
     optimizer_ = build_optimizer(model_, settings_);
     parameters_ = model_->parameters();
-    reducer_ = std::make_unique<GradientAllReducer>(parameters_, *world_);
-    reducer_->broadcast_parameters();
-    shard_sum_ = std::make_unique<PairwiseGradientSum>(parameters_);
+    gradient_ = std::make_unique<ShardedGradient>(parameters_, *world_);
+    gradient_->broadcast_parameters();
 
     const int64_t steps = sampler_->num_batches();
     warmup_steps_ = static_cast<int64_t>(std::llround(settings_.warmup_epochs * steps));
@@ -168,29 +167,21 @@ class ResNetWorkload final : public Workload {
     for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
       set_learning_rate(step_++);
       optimizer_->zero_grad();
-      int64_t global_count = 0;
-      int64_t count = 0;
-      double loss_total = 0;
       const auto shards = sampler_->local_shards(b, settings_.gradient_shards);
-      for (const ShardedSampler::Slice& slice : shards) {
+      const int64_t global_count = shards.front().global_size;
+      const int64_t count = shards.back().end - shards.front().begin;
+      const double loss_total = gradient_->compute(static_cast<int64_t>(shards.size()), [&](int64_t k) {
+        const ShardedSampler::Slice& slice = shards[static_cast<size_t>(k)];
         const int64_t n = slice.end - slice.begin;
-        global_count = slice.global_size;
-        count += n;
-        if (n == 0) {
-          if (shards.size() > 1) shard_sum_->take_shard();
-          continue;
-        }
+        if (n == 0) return 0.0;
         auto [images, labels] = batch(train_, sampler_->indices(slice), n, epoch, true);
         torch::Tensor loss = torch::nn::functional::cross_entropy(
             model_->forward(images), labels,
             torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(settings_.label_smoothing)
                 .reduction(torch::kSum));
         (loss / static_cast<double>(global_count)).backward();
-        loss_total += loss.item<double>();
-        if (shards.size() > 1) shard_sum_->take_shard();
-      }
-      if (shards.size() > 1) shard_sum_->store_sum();
-      reducer_->allreduce_sum();
+        return loss.item<double>();
+      });
       optimizer_->step();
       local_loss += loss_total;
       progress.step(global_count, count > 0 ? loss_total / count : 0.0);
@@ -280,8 +271,7 @@ class ResNetWorkload final : public Workload {
   common::ResNet model_{nullptr};
   std::unique_ptr<torch::optim::SGD> optimizer_;
   std::vector<torch::Tensor> parameters_;
-  std::unique_ptr<GradientAllReducer> reducer_;
-  std::unique_ptr<PairwiseGradientSum> shard_sum_;
+  std::unique_ptr<ShardedGradient> gradient_;
   int64_t warmup_steps_ = 0, decay_steps_ = 1, step_ = 0;
 };
 
