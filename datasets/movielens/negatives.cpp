@@ -7,7 +7,6 @@
 namespace mlh::movielens {
 namespace {
 
-constexpr uint64_t kGoldenGamma = 0x9e3779b97f4a7c15ULL;
 // Streams of the two kinds of draw live in disjoint ranges, so a user id never aliases an epoch.
 constexpr uint64_t kEvalStreamBase = 0x4556414c00000000ULL;   // "EVAL"
 constexpr uint64_t kTrainStreamBase = 0x5452414e00000000ULL;  // "TRAN"
@@ -15,21 +14,6 @@ constexpr uint64_t kTrainStreamBase = 0x5452414e00000000ULL;  // "TRAN"
 // draw's attempts occupy their own block of counter indices.
 constexpr int kAttemptBits = 16;
 constexpr uint64_t kMaxAttempts = uint64_t{1} << kAttemptBits;
-
-uint64_t splitmix64_finalize(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-uint64_t stream_key(uint64_t seed, uint64_t stream) {
-  return splitmix64_finalize(splitmix64_finalize(seed + kGoldenGamma) ^
-                             splitmix64_finalize(stream * kGoldenGamma + 0x632be59bd9b4e019ULL));
-}
-
-uint64_t keyed_random(uint64_t key, uint64_t index) {
-  return splitmix64_finalize(key + (index + 1) * kGoldenGamma);
-}
 
 int32_t uniform_below(uint64_t random_bits, int32_t bound) {
   return static_cast<int32_t>(((random_bits >> 32) * static_cast<uint64_t>(bound)) >> 32);
@@ -59,10 +43,6 @@ int32_t nth_allowed_item(int32_t num_items, int64_t target, IsExcluded is_exclud
 }
 
 }  // namespace
-
-uint64_t counter_random(uint64_t seed, uint64_t stream, uint64_t index) {
-  return keyed_random(stream_key(seed, stream), index);
-}
 
 std::vector<int32_t> make_eval_negatives(const LeaveOneOutSplit& split, int per_user,
                                          uint64_t seed) {

@@ -5,13 +5,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "datasets/counter_random.h"
 #include "datasets/movielens/ratings.h"
 
 namespace mlh::movielens {
 
-// Counter-based random numbers (SplitMix64 over a mixed key): the n-th draw of a stream needs no
-// state, which is what lets ranks generate disjoint shards of one epoch identically.
-uint64_t counter_random(uint64_t seed, uint64_t stream, uint64_t index);
+using mlh::counter_random;  // the draws below are counter_random streams
 
 // Eval negatives, as the MLPerf reference: per user `per_user` items drawn uniformly WITH replacement
 // from the items the user never rated (train or test). Row-major [num_users x per_user].

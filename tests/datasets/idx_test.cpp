@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compliance/user_error.h"
+#include "tests/test_files.h"
 
 namespace mlh {
 namespace {
@@ -24,14 +25,7 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// A fresh folder per test under gtest's temp dir.
-fs::path test_folder() {
-  const fs::path folder = fs::path(::testing::TempDir()) / "mlh_idx_test" /
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  fs::remove_all(folder);
-  fs::create_directories(folder);
-  return folder;
-}
+fs::path test_folder() { return testing_files::fresh_test_folder("mlh_idx_test"); }
 
 void append_big_endian(std::string& bytes, uint32_t value) {
   for (int shift = 24; shift >= 0; shift -= 8) bytes += static_cast<char>((value >> shift) & 0xFF);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "compliance/user_error.h"
+#include "tests/test_files.h"
 #include "datasets/movielens/ratings.h"
 
 namespace mlh::movielens {
@@ -15,14 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-// A fresh folder per test under gtest's temp dir.
-fs::path test_folder() {
-  const fs::path folder = fs::path(::testing::TempDir()) / "mlh_ratings_test" /
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  fs::remove_all(folder);
-  fs::create_directories(folder);
-  return folder;
-}
+fs::path test_folder() { return testing_files::fresh_test_folder("mlh_ratings_test"); }
 
 std::string write_file(const fs::path& path, const std::string& contents) {
   std::ofstream(path, std::ios::binary) << contents;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "compliance/user_error.h"
+#include "tests/test_files.h"
 #include "datasets/movielens/ratings.h"
 #include "datasets/movielens/synthetic.h"
 
@@ -19,18 +20,9 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 
-fs::path test_folder() {
-  const fs::path folder = fs::path(::testing::TempDir()) / "mlh_synthetic_test" /
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  fs::remove_all(folder);
-  fs::create_directories(folder);
-  return folder;
-}
+using testing_files::contents_of;
 
-std::string contents_of(const fs::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-}
+fs::path test_folder() { return testing_files::fresh_test_folder("mlh_synthetic_test"); }
 
 SyntheticRatingsSpec small_spec() {
   SyntheticRatingsSpec spec;
