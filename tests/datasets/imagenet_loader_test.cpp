@@ -1,0 +1,352 @@
+#include "datasets/imagenet/batch_loader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "compliance/user_error.h"
+#include "tests/test_files.h"
+#include "datasets/imagenet/folder.h"
+#include "datasets/imagenet/synthetic.h"
+#include "datasets/imagenet/transforms.h"
+
+namespace mlh::imagenet {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr int kImageSize = 32;
+constexpr int64_t kImageFloats = 3 * kImageSize * kImageSize;
+
+using testing_files::contents_of;
+
+fs::path test_folder() { return testing_files::fresh_test_folder("mlh_imagenet_loader_test"); }
+
+void write_raw(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// A small synthetic ImageNet (3 classes x 4 train images) in this test's own folder.
+ImageFolder small_train_folder(const fs::path& root) {
+  SyntheticImageNetSpec spec;
+  spec.classes = 3;
+  spec.train_images_per_class = 4;
+  spec.val_images_per_class = 1;
+  spec.min_side = 40;
+  spec.max_side = 72;
+  write_synthetic_imagenet(root.string(), spec);
+  return scan_image_folder((root / "train").string(),
+                           read_class_index((root / kClassIndexFileName).string()));
+}
+
+LoaderOptions small_options(int threads) {
+  LoaderOptions options;
+  options.threads = threads;
+  options.prefetch_batches = 2;
+  options.image_size = kImageSize;
+  options.eval_resize = 40;
+  options.seed = 17;
+  return options;
+}
+
+std::vector<int32_t> all_indices(const ImageFolder& folder) {
+  std::vector<int32_t> indices(folder.size());
+  std::iota(indices.begin(), indices.end(), 0);
+  return indices;
+}
+
+// Cuts `order` into consecutive batches of the given sizes (the last takes the rest).
+std::vector<std::vector<int32_t>> cut(const std::vector<int32_t>& order,
+                                      const std::vector<size_t>& sizes) {
+  std::vector<std::vector<int32_t>> batches;
+  size_t begin = 0;
+  for (size_t b = 0; begin < order.size(); ++b) {
+    const size_t size = b < sizes.size() ? sizes[b] : order.size() - begin;
+    const size_t end = std::min(order.size(), begin + size);
+    batches.emplace_back(order.begin() + begin, order.begin() + end);
+    begin = end;
+  }
+  return batches;
+}
+
+// Sample index -> its output pixels, over a whole plan.
+std::map<int32_t, std::vector<float>> run_plan(BatchLoader& loader,
+                                               const std::vector<std::vector<int32_t>>& plan,
+                                               int64_t epoch) {
+  loader.start(plan, epoch);
+  std::map<int32_t, std::vector<float>> pixels;
+  for (const std::vector<int32_t>& indices : plan) {
+    const ImageBatch batch = loader.next();
+    EXPECT_EQ(batch.count, static_cast<int64_t>(indices.size()));
+    EXPECT_EQ(batch.images.size(), indices.size() * kImageFloats);
+    for (size_t j = 0; j < indices.size(); ++j) {
+      pixels[indices[j]].assign(batch.images.begin() + j * kImageFloats,
+                                batch.images.begin() + (j + 1) * kImageFloats);
+    }
+  }
+  return pixels;
+}
+
+std::string user_error_from_next(BatchLoader& loader) {
+  try {
+    loader.next();
+  } catch (const UserError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "next() threw no UserError";
+  return "";
+}
+
+TEST(ParseBadImagePolicy, KnowsFailAndSkip) {
+  EXPECT_EQ(parse_bad_image_policy("fail"), BadImagePolicy::kFail);
+  EXPECT_EQ(parse_bad_image_policy("skip"), BadImagePolicy::kSkip);
+  try {
+    parse_bad_image_policy("ignore");
+    ADD_FAILURE() << "no UserError";
+  } catch (const UserError& error) {
+    EXPECT_THAT(error.what(), AllOf(HasSubstr("'ignore'"), HasSubstr("fail or skip")));
+  }
+}
+
+TEST(BatchLoader, RejectsOptionsOutOfRange) {
+  const ImageFolder folder = small_train_folder(test_folder());
+  LoaderOptions options = small_options(0);
+  EXPECT_THROW(BatchLoader(folder, options), UserError);
+  options = small_options(1);
+  options.prefetch_batches = 0;
+  EXPECT_THROW(BatchLoader(folder, options), UserError);
+  options = small_options(1);
+  options.train = false;
+  options.eval_resize = kImageSize - 1;
+  EXPECT_THROW(BatchLoader(folder, options), UserError);
+}
+
+TEST(BatchLoader, DeliversBatchesInPlanOrderWithTheirLabels) {
+  const ImageFolder folder = small_train_folder(test_folder());
+  BatchLoader loader(folder, small_options(3));
+  const std::vector<std::vector<int32_t>> plan = {{5, 0}, {11, 3, 7}, {2}, {}, {8, 9, 10, 1}};
+  loader.start(plan, 0);
+  for (const std::vector<int32_t>& indices : plan) {
+    const ImageBatch batch = loader.next();
+    ASSERT_EQ(batch.count, static_cast<int64_t>(indices.size()));
+    ASSERT_EQ(batch.labels.size(), indices.size());
+    EXPECT_EQ(batch.images.size(), indices.size() * kImageFloats);
+    EXPECT_EQ(batch.skipped, 0);
+    for (size_t j = 0; j < indices.size(); ++j) {
+      EXPECT_EQ(batch.labels[j], folder.labels[indices[j]]) << "index " << indices[j];
+    }
+  }
+  EXPECT_THROW(loader.next(), InternalError);
+  EXPECT_EQ(loader.skipped_total(), 0);
+}
+
+TEST(BatchLoader, TrainOutputIsTheTransformOfTheDecodedFile) {
+  const ImageFolder folder = small_train_folder(test_folder());
+  const LoaderOptions options = small_options(2);
+  BatchLoader loader(folder, options);
+  const int64_t epoch = 4;
+  const std::map<int32_t, std::vector<float>> pixels = run_plan(loader, {{6, 1, 10}}, epoch);
+  for (const auto& [index, got] : pixels) {
+    const cv::Mat bgr = cv::imread(folder.files[index], cv::IMREAD_COLOR);
+    const TrainAugmentation augmentation =
+        draw_train_augmentation(bgr.cols, bgr.rows, options.seed, epoch, index, true);
+    std::vector<float> expected(kImageFloats);
+    train_transform(bgr, augmentation.crop, augmentation.flip, kImageSize, expected.data());
+    EXPECT_EQ(got, expected) << "index " << index;
+  }
+}
+
+TEST(BatchLoader, EvalOutputIsTheEvalTransformWhateverTheEpoch) {
+  const ImageFolder folder = small_train_folder(test_folder());
+  LoaderOptions options = small_options(2);
+  options.train = false;
+  BatchLoader loader(folder, options);
+  const std::map<int32_t, std::vector<float>> epoch0 = run_plan(loader, {{0, 4}, {9}}, 0);
+  const std::map<int32_t, std::vector<float>> epoch5 = run_plan(loader, {{9, 0, 4}}, 5);
+  EXPECT_EQ(epoch0, epoch5);
+  for (const auto& [index, got] : epoch0) {
+    const cv::Mat bgr = cv::imread(folder.files[index], cv::IMREAD_COLOR);
+    std::vector<float> expected(kImageFloats);
+    eval_transform(bgr, options.eval_resize, kImageSize, expected.data());
+    EXPECT_EQ(got, expected) << "index " << index;
+  }
+}
+
+TEST(BatchLoader, SamplesDependOnlyOnSeedEpochAndIndex) {
+  const ImageFolder folder = small_train_folder(test_folder());
+  std::vector<int32_t> order = all_indices(folder);
+  BatchLoader one_thread(folder, small_options(1));
+  const auto reference = run_plan(one_thread, cut(order, {4, 4, 4}), 2);
+
+  std::shuffle(order.begin(), order.end(), std::mt19937(5));
+  BatchLoader three_threads(folder, small_options(3));
+  EXPECT_EQ(run_plan(three_threads, cut(order, {1, 5, 6}), 2), reference);
+  EXPECT_EQ(run_plan(three_threads, cut(order, {12}), 2), reference);
+  EXPECT_EQ(run_plan(one_thread, cut(order, {3, 2, 7}), 2), reference);
+
+  const auto other_epoch = run_plan(three_threads, cut(order, {6, 6}), 3);
+  int differing = 0;
+  for (const auto& [index, pixels] : reference) differing += other_epoch.at(index) != pixels;
+  EXPECT_GE(differing, 10) << "different epochs should give different crops";
+
+  LoaderOptions other_seed_options = small_options(2);
+  other_seed_options.seed = 18;
+  BatchLoader other_seed(folder, other_seed_options);
+  const auto other_seed_pixels = run_plan(other_seed, cut(order, {12}), 2);
+  differing = 0;
+  for (const auto& [index, pixels] : reference) differing += other_seed_pixels.at(index) != pixels;
+  EXPECT_GE(differing, 10);
+}
+
+// The folder with files[1] replaced by random bytes and files[6] by the first half of a JPEG.
+struct DamagedFolder {
+  ImageFolder folder;
+  std::string corrupt;
+  std::string truncated;
+};
+
+DamagedFolder damaged_folder(const fs::path& root) {
+  DamagedFolder damaged{small_train_folder(root), "", ""};
+  damaged.corrupt = damaged.folder.files[1];
+  damaged.truncated = damaged.folder.files[6];
+  std::mt19937 generator(7);
+  std::string noise(3000, '\0');
+  for (char& byte : noise) byte = static_cast<char>(generator());
+  write_raw(damaged.corrupt, noise);
+  const std::string jpeg = contents_of(damaged.truncated);
+  write_raw(damaged.truncated, jpeg.substr(0, jpeg.size() / 2));
+  return damaged;
+}
+
+TEST(BatchLoader, CorruptFileFailsNamingTheFile) {
+  const DamagedFolder damaged = damaged_folder(test_folder());
+  BatchLoader loader(damaged.folder, small_options(2));
+  loader.start({{0, 1, 2}, {3}}, 0);
+  EXPECT_THAT(user_error_from_next(loader),
+              AllOf(HasSubstr(damaged.corrupt), HasSubstr("not a decodable image"),
+                    HasSubstr("on_bad_image: skip")));
+  // The failed batch is dropped; the plan goes on.
+  EXPECT_THAT(loader.next().labels, ElementsAre(damaged.folder.labels[3]));
+}
+
+TEST(BatchLoader, TruncatedJpegFailsNamingTheFile) {
+  const DamagedFolder damaged = damaged_folder(test_folder());
+  BatchLoader loader(damaged.folder, small_options(1));
+  loader.start({{6}}, 0);
+  EXPECT_THAT(user_error_from_next(loader),
+              AllOf(HasSubstr(damaged.truncated), HasSubstr("truncated JPEG"),
+                    HasSubstr("on_bad_image: skip")));
+}
+
+TEST(BatchLoader, MissingFileFailsNamingTheFile) {
+  ImageFolder folder = small_train_folder(test_folder());
+  fs::remove(folder.files[2]);
+  BatchLoader loader(folder, small_options(1));
+  loader.start({{2}}, 0);
+  EXPECT_THAT(user_error_from_next(loader),
+              AllOf(HasSubstr(folder.files[2]), HasSubstr("cannot be read")));
+}
+
+TEST(BatchLoader, SkipPolicyZeroesAndCountsBadImages) {
+  const DamagedFolder damaged = damaged_folder(test_folder());
+  LoaderOptions options = small_options(3);
+  options.on_bad_image = BadImagePolicy::kSkip;
+  BatchLoader loader(damaged.folder, options);
+  // Recycled buffers full of pixels first: the skipped slots must still come back zero.
+  loader.start({{0, 2, 3, 4}, {5, 7, 8, 9}}, 0);
+  loader.recycle(loader.next());
+  loader.recycle(loader.next());
+  loader.start({{0, 6, 1, 2}, {1}, {3}}, 0);
+
+  const ImageBatch first = loader.next();
+  EXPECT_EQ(first.skipped, 2);
+  EXPECT_THAT(first.labels, ElementsAre(damaged.folder.labels[0], -1, -1, damaged.folder.labels[2]));
+  for (const int slot : {1, 2}) {
+    const auto begin = first.images.begin() + slot * kImageFloats;
+    EXPECT_TRUE(std::all_of(begin, begin + kImageFloats, [](float v) { return v == 0.0f; }));
+  }
+  const auto good = first.images.begin();
+  EXPECT_FALSE(std::all_of(good, good + kImageFloats, [](float v) { return v == 0.0f; }));
+
+  EXPECT_EQ(loader.next().skipped, 1);
+  EXPECT_EQ(loader.next().skipped, 0);
+  EXPECT_EQ(loader.skipped_total(), 3);
+  EXPECT_THAT(loader.skipped_files(), ElementsAre(damaged.truncated, damaged.corrupt, damaged.corrupt));
+}
+
+TEST(BatchLoader, RecycledBuffersGiveTheSameBatches) {
+  const ImageFolder folder = small_train_folder(test_folder());
+  const std::vector<int32_t> order = all_indices(folder);
+  BatchLoader fresh(folder, small_options(2));
+  BatchLoader recycling(folder, small_options(3));
+  for (int64_t epoch = 0; epoch < 3; ++epoch) {
+    const auto plan = cut(order, {5, 5, 2});
+    fresh.start(plan, epoch);
+    recycling.start(plan, epoch);
+    for (size_t b = 0; b < plan.size(); ++b) {
+      const ImageBatch expected = fresh.next();
+      ImageBatch got = recycling.next();
+      EXPECT_EQ(got.images, expected.images) << "epoch " << epoch << " batch " << b;
+      EXPECT_EQ(got.labels, expected.labels);
+      recycling.recycle(std::move(got));
+    }
+  }
+}
+
+TEST(BatchLoader, JpegWithTrailingZeroPaddingIsNotTruncated) {
+  ImageFolder folder = small_train_folder(test_folder());
+  const std::string jpeg = contents_of(folder.files[4]);
+  write_raw(folder.files[4], jpeg + std::string(300, '\0'));
+  BatchLoader loader(folder, small_options(1));
+  loader.start({{4}}, 0);
+  EXPECT_EQ(loader.next().skipped, 0);
+}
+
+TEST(BatchLoader, StartAgainMidPlanReplacesThePlan) {
+  const ImageFolder folder = small_train_folder(test_folder());
+  const std::vector<int32_t> order = all_indices(folder);
+  BatchLoader fresh(folder, small_options(2));
+  const auto expected = run_plan(fresh, cut(order, {5, 7}), 1);
+
+  BatchLoader loader(folder, small_options(3));
+  loader.start(cut(order, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}), 0);
+  loader.next();
+  loader.next();
+  EXPECT_EQ(run_plan(loader, cut(order, {5, 7}), 1), expected);
+  // And again, before anything of the plan was taken.
+  loader.start(cut(order, {12}), 0);
+  EXPECT_EQ(run_plan(loader, cut(order, {5, 7}), 1), expected);
+}
+
+TEST(BatchLoader, DestructionMidPlanStopsTheWorkers) {
+  const ImageFolder folder = small_train_folder(test_folder());
+  std::vector<std::vector<int32_t>> plan(50, all_indices(folder));
+  for (int taken = 0; taken < 3; ++taken) {
+    auto loader = std::make_unique<BatchLoader>(folder, small_options(3));
+    loader->start(plan, 0);
+    for (int b = 0; b < taken; ++b) EXPECT_EQ(loader->next().count, folder.size());
+    loader.reset();  // must return, with workers mid-batch
+  }
+  BatchLoader never_started(folder, small_options(2));
+}
+
+}  // namespace
+}  // namespace mlh::imagenet
