@@ -92,13 +92,19 @@ void PairwiseGradientSum::store_sum() {
 ShardedGradient::ShardedGradient(std::vector<torch::Tensor> parameters, const World& world)
     : shard_sum_(parameters), reducer_(std::move(parameters), world) {}
 
-int64_t shards_per_rank(int64_t shards, int world_size, const std::string& key) {
-  if (shards < 1 || (shards & (shards - 1)) != 0)
-    throw UserError("key '" + key + "' is " + std::to_string(shards) + "; it must be a power of two");
+int64_t resolve_gradient_shards(int64_t shards, int world_size, const std::string& key) {
+  if (shards == 0) return world_size;
+  if (shards < 0 || (shards & (shards - 1)) != 0)
+    throw UserError("key '" + key + "' is " + std::to_string(shards) +
+                    "; it must be a power of two, or 0 for one shard per rank");
   if (shards % world_size != 0)
     throw UserError("key '" + key + "' is " + std::to_string(shards) + ", which " +
-                    std::to_string(world_size) + " ranks cannot share evenly; use a multiple of the rank count");
-  return shards / world_size;
+                    std::to_string(world_size) + " ranks cannot share evenly; use a multiple of the rank count, or 0");
+  return shards;
+}
+
+int64_t shards_per_rank(int64_t shards, int world_size, const std::string& key) {
+  return resolve_gradient_shards(shards, world_size, key) / world_size;
 }
 
 }  // namespace mlh

@@ -77,8 +77,12 @@ class ShardedGradient {
   GradientAllReducer reducer_;
 };
 
-// Checks a shard count against the world: a power of two, and a multiple of world_size. Returns the
-// shards per rank. Throws UserError naming `key`.
+// The shard count a run cuts each global batch into. 0 means one shard per rank (the usual
+// data-parallel step; results then depend on the rank count to rounding). Any other value must be a
+// power of two and a multiple of world_size; then 1, 2, 4, ... ranks give the same sums. Throws
+// UserError naming `key`.
+int64_t resolve_gradient_shards(int64_t shards, int world_size, const std::string& key);
+// resolve_gradient_shards(...) / world_size.
 int64_t shards_per_rank(int64_t shards, int world_size, const std::string& key);
 
 }  // namespace mlh
