@@ -23,18 +23,28 @@ BenchReport run_bench(Workload& workload, const std::string& workload_name, cons
   for (const int64_t batch_size : options.batch_sizes) {
     if (batch_size < 1) throw UserError("bench batch sizes must be positive");
     for (const auto& precision : options.precisions) {
-      BenchSpec spec{batch_size, options.inference, precision};
+      BenchSpec spec;
+      spec.batch_size = batch_size;
+      spec.mode = options.mode;
+      spec.precision = precision;
+      spec.channels_last = options.channels_last;
+      spec.data_root = options.data_root;
       std::unique_ptr<BenchStep> step = workload.make_bench_step(spec, world);
       for (int64_t i = 0; i < options.warmup_steps; ++i) step->run();
+      step->synchronize();
       BenchCaseResult result;
       result.batch_size = batch_size;
       result.precision = precision;
-      result.mode = options.inference ? "inference" : "train";
+      result.precision_used = step->precision_used();
+      result.mode = bench_mode_name(options.mode);
+      result.memory_format = options.channels_last ? "channels_last" : "nchw";
+      result.device = step->device_used();
       result.unit = step->sample_unit();
       for (int64_t r = 0; r < options.repeats; ++r) {
         world.comm().barrier();
         const auto start = std::chrono::steady_clock::now();
         for (int64_t i = 0; i < options.timed_steps; ++i) step->run();
+        step->synchronize();
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         result.window_rates.push_back(options.timed_steps * step->samples_per_step() / seconds);
@@ -50,6 +60,15 @@ BenchReport run_bench(Workload& workload, const std::string& workload_name, cons
   return report;
 }
 
+std::string bench_mode_name(BenchMode mode) {
+  switch (mode) {
+    case BenchMode::kTrain: return "train";
+    case BenchMode::kInference: return "inference";
+    case BenchMode::kLoader: return "loader";
+  }
+  return "?";
+}
+
 std::string format_bench_table(const BenchReport& report) {
   std::string text;
   char line[256];
@@ -58,16 +77,22 @@ std::string format_bench_table(const BenchReport& report) {
                 report.world_size > 1 ? "s" : "", report.threads_per_rank,
                 report.threads_per_rank > 1 ? "s" : "", report.device_model.c_str());
   text += line;
-  std::snprintf(line, sizeof line, "%-10s %-10s %-10s %18s %18s\n", "mode", "precision", "batch",
-                "per rank /s", "total /s");
+  std::snprintf(line, sizeof line, "%-10s %-10s %-14s %-8s %7s %14s %14s\n", "mode", "precision", "layout",
+                "device", "batch", "per rank /s", "total /s");
   text += line;
+  std::vector<std::string> meanings;
   for (const auto& c : report.cases) {
-    const std::string unit = c.unit;
-    std::snprintf(line, sizeof line, "%-10s %-10s %-10lld %18.1f %18.1f  %s\n", c.mode.c_str(),
-                  c.precision.c_str(), static_cast<long long>(c.batch_size), c.per_rank_per_second,
-                  c.total_per_second, unit.c_str());
+    std::snprintf(line, sizeof line, "%-10s %-10s %-14s %-8s %7lld %14.1f %14.1f  %s\n", c.mode.c_str(),
+                  c.precision.c_str(), c.memory_format.c_str(), c.device.c_str(),
+                  static_cast<long long>(c.batch_size), c.per_rank_per_second, c.total_per_second,
+                  c.unit.c_str());
     text += line;
+    const std::string meaning = c.precision + " = " + c.precision_used;
+    if (c.precision != c.precision_used &&
+        std::find(meanings.begin(), meanings.end(), meaning) == meanings.end())
+      meanings.push_back(meaning);
   }
+  for (const auto& meaning : meanings) text += "  " + meaning + "\n";
   return text;
 }
 
@@ -76,6 +101,9 @@ nlohmann::json bench_report_to_json(const BenchReport& report) {
   for (const auto& c : report.cases) {
     cases.push_back({{"mode", c.mode},
                      {"precision", c.precision},
+                     {"precision_used", c.precision_used},
+                     {"memory_format", c.memory_format},
+                     {"device", c.device},
                      {"batch_size_per_rank", c.batch_size},
                      {"unit", c.unit},
                      {"per_rank_per_second", c.per_rank_per_second},

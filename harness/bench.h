@@ -1,5 +1,5 @@
 // `mlharness bench`: steady-state throughput of a workload's training (or inference) step on
-// synthetic inputs, for every batch size x precision asked for. Each case runs warm-up steps, then
+// synthetic inputs, or of its data loader alone, for every batch size x precision asked for. Each case runs warm-up steps, then
 // `repeats` timed windows of `timed_steps` steps; a window's rate is its samples over its seconds and
 // the case reports the median window. Under mpirun every rank runs the same case at the same time and
 // the table shows per-rank and total rates. Results go through one record and two reporters
@@ -19,7 +19,9 @@ namespace mlh {
 struct BenchOptions {
   std::vector<int64_t> batch_sizes;      // per rank; empty = the workload's configured batch
   std::vector<std::string> precisions = {"fp32"};
-  bool inference = false;
+  BenchMode mode = BenchMode::kTrain;
+  bool channels_last = false;
+  std::string data_root = "data";        // where a loader bench may generate its data
   int64_t warmup_steps = 3;
   int64_t timed_steps = 10;
   int64_t repeats = 3;
@@ -29,8 +31,11 @@ struct BenchOptions {
 
 struct BenchCaseResult {
   int64_t batch_size = 0;
-  std::string precision;
-  std::string mode;                      // "train" or "inference"
+  std::string precision;                 // as asked: "fp32", "amp"
+  std::string precision_used;            // what it meant here: "amp (bf16 autocast)"
+  std::string mode;                      // "train", "inference" or "loader"
+  std::string memory_format;             // "nchw" or "channels_last" (image workloads)
+  std::string device;                    // rank 0's device: "cpu", "cuda:0"
   std::string unit;                      // "samples", "tokens", "images", ...
   double per_rank_per_second = 0;        // median window, mean over ranks
   double total_per_second = 0;           // sum over ranks

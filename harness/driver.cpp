@@ -142,6 +142,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     logger.event(keys::kTrainSamples, info.train_samples);
     logger.event(keys::kEvalSamples, info.eval_samples);
     logger.event(keys::kModelParameterCount, info.parameter_count);
+    logger.event(keys::kPrecision, info.precision);
     result.set_global_batch_size(info.global_batch_size);
     result.set_precision(info.precision);
     result.set_quality_name(info.quality_name);

@@ -51,19 +51,30 @@ struct RunContext {
   std::string data_root;          // where generated data goes (`--data-dir`)
 };
 
-// One timed step of `mlharness bench`: synthetic inputs, a full training (or inference) step.
+// One timed step of `mlharness bench`: synthetic inputs, a full training (or inference) step, or
+// one batch out of the data loader alone.
 class BenchStep {
  public:
   virtual ~BenchStep() = default;
   virtual void run() = 0;
   virtual int64_t samples_per_step() const = 0;
   virtual std::string sample_unit() const { return "samples"; }
+  // Waits for queued device work, so the bench's clock reads see finished steps.
+  virtual void synchronize() {}
+  // Where and how the step computes, for the report: e.g. "cpu", "cuda:0"; "fp32", "amp (bf16 autocast)".
+  virtual std::string device_used() const { return "cpu"; }
+  virtual std::string precision_used() const { return "fp32"; }
 };
+
+enum class BenchMode { kTrain, kInference, kLoader };
+std::string bench_mode_name(BenchMode mode);  // "train", "inference", "loader"
 
 struct BenchSpec {
   int64_t batch_size = 0;         // per rank
-  bool inference = false;
-  std::string precision = "fp32";
+  BenchMode mode = BenchMode::kTrain;
+  std::string precision = "fp32"; // "fp32" or "amp" (see harness/mixed_precision.h)
+  bool channels_last = false;     // image models: NHWC memory format for activations and weights
+  std::string data_root;          // where a loader bench may generate data (`--data-dir`)
 };
 
 class Workload {
@@ -91,7 +102,8 @@ class Workload {
   // A baseline worth printing beside the target (e.g. the popularity recommender), if any.
   virtual std::map<std::string, double> baselines() { return {}; }
 
-  // `mlharness bench`: a step on random inputs at this workload's configured model size.
+  // `mlharness bench`: a step on random inputs at this workload's configured model size. Throws
+  // UserError for a mode, precision or layout the workload does not have.
   virtual std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) = 0;
 };
 

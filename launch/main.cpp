@@ -35,7 +35,8 @@ const char* kUsage = R"(mlharness: MLPerf-style time-to-accuracy training on Lib
 
 usage:
   mlharness [run] --workload NAME [--config NAME|PATH] [--seed N] [--set KEY=VALUE]... [options]
-  mlharness bench --workload NAME [--batch-sizes B1,B2,..] [--precision P1,..] [--inference] [options]
+  mlharness bench --workload NAME [--batch-sizes B1,B2,..] [--precision fp32,amp] [--channels-last]
+                  [--inference | --loader] [options]
   mlharness list
   mlharness --workload NAME --help          also lists the workload's config keys
 
@@ -84,6 +85,8 @@ po::options_description bench_options() {
       ("batch-size", po::value<std::string>(), "same as --batch-sizes")
       ("precision", po::value<std::string>()->default_value("fp32"), "comma-separated precisions")
       ("inference", "time forward passes only")
+      ("loader", "time the data loader alone (decode and augment), no model")
+      ("channels-last", "image workloads: channels-last (NHWC) memory format")
       ("warmup", po::value<int64_t>()->default_value(3), "untimed steps before measuring")
       ("steps", po::value<int64_t>()->default_value(10), "steps per timed window")
       ("repeats", po::value<int64_t>()->default_value(3), "timed windows; the median is reported")
@@ -220,7 +223,13 @@ int bench_command(const po::variables_map& vars) {
     options.batch_sizes.push_back(effective["global_batch_size"].get<int64_t>());
   }
   options.precisions = split_commas(vars["precision"].as<std::string>());
-  options.inference = vars.count("inference") > 0;
+  if (vars.count("inference") && vars.count("loader"))
+    throw UserError("--inference and --loader exclude each other");
+  options.mode = vars.count("inference") ? BenchMode::kInference
+                 : vars.count("loader")  ? BenchMode::kLoader
+                                         : BenchMode::kTrain;
+  options.channels_last = vars.count("channels-last") > 0;
+  options.data_root = vars["data-dir"].as<std::string>();
   options.warmup_steps = vars["warmup"].as<int64_t>();
   options.timed_steps = vars["steps"].as<int64_t>();
   options.repeats = vars["repeats"].as<int64_t>();
@@ -256,7 +265,8 @@ CommandLine parse_command_line(int argc, char** argv) {
   all.add(common_options());
   if (line.command == "bench") {
     all.add(bench_options());
-    all.add_options()("platform", po::value<std::string>()->default_value(""), "platform label");
+    all.add_options()("platform", po::value<std::string>()->default_value(""), "platform label")(
+        "data-dir", po::value<std::string>()->default_value("data"), "where generated datasets are kept");
   } else {
     all.add(run_options());
   }

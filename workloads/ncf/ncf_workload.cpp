@@ -16,6 +16,7 @@
 #include "datasets/sharded_sampler.h"
 #include "harness/fused_adam.h"
 #include "harness/gradient_allreduce.h"
+#include "harness/mixed_precision.h"
 #include "harness/workload.h"
 #include "workloads/ncf/neumf.h"
 
@@ -68,7 +69,7 @@ struct NcfSettings {
     c.bind("global_batch_size", global_batch_size, "training samples per step over all ranks");
     c.bind("gradient_shards", gradient_shards,
            "the global batch's gradient is summed over this many shards in a fixed order (a power of "
-           "two): any rank count dividing it trains alike, bitwise on 1 or 2 CPU ranks");
+           "two): any rank count dividing it trains alike, bitwise on 1 or 2 CPU ranks; 0 = one per rank");
     c.bind("learning_rate", learning_rate, "Adam learning rate");
     c.bind("adam_beta1", adam_beta1, "Adam beta1");
     c.bind("adam_beta2", adam_beta2, "Adam beta2");
@@ -109,8 +110,10 @@ struct NcfSettings {
 // batch comes as shards whose gradients are summed in a fixed order (ShardedGradient).
 class TrainStep {
  public:
-  TrainStep(NeuMF model, const NcfSettings& settings, const World& world)
+  TrainStep(NeuMF model, const NcfSettings& settings, const World& world,
+            Precision precision = Precision::kFp32)
       : model_(std::move(model)),
+        precision_(precision),
         optimizer_(model_->parameters(), AdamOptions{settings.learning_rate, settings.adam_beta1,
                                                      settings.adam_beta2, settings.adam_epsilon, 0.0}),
         gradient_(model_->parameters(), world) {
@@ -127,8 +130,13 @@ class TrainStep {
     optimizer_.zero_grad();
     const double loss_total = gradient_.compute(static_cast<int64_t>(shards.size()), [&](int64_t k) {
       const Shard& shard = shards[static_cast<size_t>(k)];
+      torch::Tensor logits;
+      {
+        AutocastScope autocast(precision_, torch::kCPU);
+        logits = model_->forward(shard.user, shard.item);
+      }
       torch::Tensor loss_sum = torch::binary_cross_entropy_with_logits(
-          model_->forward(shard.user, shard.item), shard.label, {}, {}, torch::Reduction::Sum);
+          logits.to(torch::kFloat), shard.label, {}, {}, torch::Reduction::Sum);
       (loss_sum / static_cast<double>(global_count)).backward();
       return loss_sum.item<double>();
     });
@@ -140,6 +148,7 @@ class TrainStep {
 
  private:
   NeuMF model_;
+  Precision precision_;
   FusedAdam optimizer_;
   ShardedGradient gradient_;
 };
@@ -188,7 +197,7 @@ class NcfWorkload final : public Workload {
                                                      seed_ ^ 0x6576616cULL);
     num_positives_ = split_.num_train();
     samples_per_epoch_ = num_positives_ * (1 + settings_.train_negatives);
-    shards_per_rank(settings_.gradient_shards, world_->size(), "gradient_shards");
+    gradient_shards_ = resolve_gradient_shards(settings_.gradient_shards, world_->size(), "gradient_shards");
     sampler_ = std::make_unique<ShardedSampler>(samples_per_epoch_, settings_.global_batch_size,
                                                 world_->rank(), world_->size(), seed_);
 
@@ -244,7 +253,7 @@ class NcfWorkload final : public Workload {
       std::vector<TrainStep::Shard> shards;
       int64_t count = 0;
       int64_t global_count = 0;
-      for (const ShardedSampler::Slice& slice : sampler_->local_shards(b, settings_.gradient_shards)) {
+      for (const ShardedSampler::Slice& slice : sampler_->local_shards(b, gradient_shards_)) {
         const int64_t n = slice.end - slice.begin;
         TrainStep::Shard shard{torch::empty({n}, torch::kLong), torch::empty({n}, torch::kLong),
                                torch::empty({n}, torch::kFloat)};
@@ -299,8 +308,9 @@ class NcfWorkload final : public Workload {
   }
 
   std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override {
-    if (spec.precision != "fp32")
-      throw UserError("ncf bench supports precision fp32 (asked for '" + spec.precision + "')");
+    if (spec.mode == BenchMode::kLoader)
+      throw UserError("ncf has no separate data loader to bench: its negatives are drawn in the step");
+    if (spec.channels_last) throw UserError("--channels-last applies to image workloads, not ncf");
     return std::make_unique<NcfBenchStep>(settings_, spec, world);
   }
 
@@ -331,14 +341,15 @@ class NcfWorkload final : public Workload {
    public:
     NcfBenchStep(const NcfSettings& settings, const BenchSpec& spec, const World& world)
         : batch_(spec.batch_size),
-          inference_(spec.inference),
+          inference_(spec.mode == BenchMode::kInference),
+          precision_(parse_precision(spec.precision, "bench precision")),
           world_size_(world.size()),
           shards_per_rank_(shards_per_rank(settings.gradient_shards, world.size(), "gradient_shards")) {
       torch::manual_seed(0);
       NeuMF model(NeuMFOptions(kMl20mUsers, kMl20mItems)
                       .mf_dim(settings.mf_dim)
                       .mlp_layer_sizes(settings.mlp_layer_sizes));
-      step_ = std::make_unique<TrainStep>(model, settings, world);
+      step_ = std::make_unique<TrainStep>(model, settings, world, precision_);
     }
     void run() override {
       std::vector<TrainStep::Shard> shards;
@@ -351,16 +362,19 @@ class NcfWorkload final : public Workload {
       }
       if (inference_) {
         torch::NoGradGuard no_grad;
+        AutocastScope autocast(precision_, torch::kCPU);
         for (const auto& shard : shards) step_->model()->forward(shard.user, shard.item);
         return;
       }
       step_->run(shards, batch_ * world_size_);
     }
     int64_t samples_per_step() const override { return batch_; }
+    std::string precision_used() const override { return describe_precision(precision_, torch::kCPU); }
 
    private:
     int64_t batch_;
     bool inference_;
+    Precision precision_;
     int world_size_;
     int64_t shards_per_rank_;
     std::unique_ptr<TrainStep> step_;
@@ -376,6 +390,7 @@ class NcfWorkload final : public Workload {
   int64_t samples_per_epoch_ = 0;
   std::unique_ptr<ShardedSampler> sampler_;
   std::unique_ptr<TrainStep> step_;
+  int64_t gradient_shards_ = 1;
 };
 
 }  // namespace

@@ -1,0 +1,72 @@
+// Mixed precision as a step uses it: `amp` means autocast to fp16 with dynamic loss scaling on CUDA,
+// and autocast to bf16 on the CPU (bf16 keeps fp32's exponent range, so it needs no scaling).
+// `fp32` means neither. Workloads wrap their forward pass and loss in an AutocastScope and scale
+// the loss with a DynamicLossScaler; the scaler is inert unless the precision needs it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+namespace mlh {
+
+enum class Precision { kFp32, kAmp };
+
+// "fp32" or "amp"; anything else is a UserError naming `what` (a key or flag).
+Precision parse_precision(const std::string& name, const std::string& what = "precision");
+// What the precision means on this device: "fp32", "amp (fp16 autocast + loss scaling)",
+// "amp (bf16 autocast)".
+std::string describe_precision(Precision precision, const torch::Device& device);
+
+// Autocast on `device`'s type for the scope's lifetime (no-op for fp32); restores the previous state.
+class AutocastScope {
+ public:
+  AutocastScope(Precision precision, const torch::Device& device);
+  ~AutocastScope();
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool active_ = false;
+  bool cuda_ = false;
+  bool was_enabled_ = false;
+  torch::ScalarType previous_dtype_ = torch::kFloat;
+};
+
+// Dynamic loss scaling (as torch.cuda.amp.GradScaler): the loss is multiplied by `scale` before
+// backward; gradients are divided by it before the optimizer step, and a step whose gradients hold
+// inf or NaN is skipped and halves the scale; `growth_interval` finite steps in a row double it.
+// Unscale after the gradient all-reduce, so every rank sees the same verdict.
+class DynamicLossScaler {
+ public:
+  struct Options {
+    double initial_scale = 65536.0;
+    double growth_factor = 2.0;
+    double backoff_factor = 0.5;
+    int64_t growth_interval = 2000;
+  };
+  // Enabled only for amp on CUDA, where autocast produces fp16.
+  static bool needed(Precision precision, const torch::Device& device);
+  explicit DynamicLossScaler(bool enabled) : DynamicLossScaler(enabled, Options()) {}
+  DynamicLossScaler(bool enabled, Options options);
+
+  bool enabled() const { return enabled_; }
+  double scale() const { return scale_; }
+  int64_t skipped_steps() const { return skipped_steps_; }
+  torch::Tensor scale_loss(const torch::Tensor& loss) const;
+  // Unscales the gradients of `parameters` in place; true when all are finite (always true when
+  // disabled). Call update() with the answer after the step was taken or skipped.
+  bool unscale_gradients(const std::vector<torch::Tensor>& parameters);
+  void update(bool gradients_finite);
+
+ private:
+  bool enabled_;
+  Options options_;
+  double scale_;
+  int64_t finite_in_a_row_ = 0;
+  int64_t skipped_steps_ = 0;
+};
+
+}  // namespace mlh

@@ -1,0 +1,112 @@
+#include "harness/mixed_precision.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <limits>
+
+#include "compliance/user_error.h"
+
+namespace mlh {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(Precision, ParsesTheTwoNamesAndRejectsOthers) {
+  EXPECT_EQ(parse_precision("fp32"), Precision::kFp32);
+  EXPECT_EQ(parse_precision("amp"), Precision::kAmp);
+  try {
+    parse_precision("fp16", "bench precision");
+    FAIL() << "fp16 accepted";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("bench precision is 'fp16'; expected fp32 or amp"));
+  }
+}
+
+TEST(Precision, SaysWhatAmpMeansOnEachDevice) {
+  EXPECT_EQ(describe_precision(Precision::kFp32, torch::kCPU), "fp32");
+  EXPECT_EQ(describe_precision(Precision::kAmp, torch::kCPU), "amp (bf16 autocast)");
+  EXPECT_EQ(describe_precision(Precision::kAmp, torch::Device(torch::kCUDA, 0)), "amp (fp16 autocast + loss scaling)");
+}
+
+TEST(AutocastScope, AmpOnCpuComputesMatmulsInBf16AndRestoresOnExit) {
+  torch::nn::Linear linear(8, 4);
+  const torch::Tensor x = torch::randn({2, 8});
+  EXPECT_EQ(linear->forward(x).scalar_type(), torch::kFloat);
+  {
+    AutocastScope scope(Precision::kAmp, torch::kCPU);
+    EXPECT_EQ(linear->forward(x).scalar_type(), torch::kBFloat16);
+    {
+      AutocastScope nested(Precision::kAmp, torch::kCPU);
+      EXPECT_EQ(linear->forward(x).scalar_type(), torch::kBFloat16);
+    }
+    EXPECT_EQ(linear->forward(x).scalar_type(), torch::kBFloat16);  // the inner scope left it on
+  }
+  EXPECT_EQ(linear->forward(x).scalar_type(), torch::kFloat);
+}
+
+TEST(AutocastScope, Fp32ChangesNothing) {
+  torch::nn::Linear linear(8, 4);
+  AutocastScope scope(Precision::kFp32, torch::kCPU);
+  EXPECT_EQ(linear->forward(torch::randn({2, 8})).scalar_type(), torch::kFloat);
+}
+
+TEST(DynamicLossScaler, NeededOnlyForAmpOnCuda) {
+  EXPECT_FALSE(DynamicLossScaler::needed(Precision::kAmp, torch::kCPU));
+  EXPECT_FALSE(DynamicLossScaler::needed(Precision::kFp32, torch::Device(torch::kCUDA, 0)));
+  EXPECT_TRUE(DynamicLossScaler::needed(Precision::kAmp, torch::Device(torch::kCUDA, 0)));
+}
+
+// A parameter whose gradient is `grad`.
+torch::Tensor parameter_with_gradient(std::vector<float> grad) {
+  torch::Tensor p = torch::zeros({static_cast<int64_t>(grad.size())}, torch::requires_grad());
+  p.mutable_grad() = torch::tensor(grad);
+  return p;
+}
+
+TEST(DynamicLossScaler, ScalesTheLossAndUnscalesFiniteGradients) {
+  DynamicLossScaler scaler(true, {1024.0, 2.0, 0.5, 2000});
+  EXPECT_DOUBLE_EQ(scaler.scale_loss(torch::tensor(3.0)).item<double>(), 3072.0);
+  torch::Tensor p = parameter_with_gradient({2048.0f, -512.0f});
+  EXPECT_TRUE(scaler.unscale_gradients({p}));
+  EXPECT_FLOAT_EQ(p.grad()[0].item<float>(), 2.0f);
+  EXPECT_FLOAT_EQ(p.grad()[1].item<float>(), -0.5f);
+}
+
+TEST(DynamicLossScaler, AnOverflowSkipsTheStepAndHalvesTheScale) {
+  DynamicLossScaler scaler(true, {1024.0, 2.0, 0.5, 2000});
+  torch::Tensor fine = parameter_with_gradient({1.0f});
+  torch::Tensor overflowed = parameter_with_gradient({std::numeric_limits<float>::infinity(), 1.0f});
+  const bool finite = scaler.unscale_gradients({fine, overflowed});
+  EXPECT_FALSE(finite);
+  scaler.update(finite);
+  EXPECT_DOUBLE_EQ(scaler.scale(), 512.0);
+  EXPECT_EQ(scaler.skipped_steps(), 1);
+  torch::Tensor nan = parameter_with_gradient({std::numeric_limits<float>::quiet_NaN()});
+  EXPECT_FALSE(scaler.unscale_gradients({nan}));
+}
+
+TEST(DynamicLossScaler, GrowsAfterTheIntervalOfFiniteSteps) {
+  DynamicLossScaler scaler(true, {8.0, 2.0, 0.5, 3});
+  scaler.update(true);
+  scaler.update(true);
+  EXPECT_DOUBLE_EQ(scaler.scale(), 8.0);
+  scaler.update(true);
+  EXPECT_DOUBLE_EQ(scaler.scale(), 16.0);
+  scaler.update(false);  // an overflow restarts the count
+  scaler.update(true);
+  scaler.update(true);
+  EXPECT_DOUBLE_EQ(scaler.scale(), 8.0);
+}
+
+TEST(DynamicLossScaler, DisabledIsTheIdentity) {
+  DynamicLossScaler scaler(false);
+  EXPECT_DOUBLE_EQ(scaler.scale_loss(torch::tensor(3.0)).item<double>(), 3.0);
+  torch::Tensor overflowed = parameter_with_gradient({std::numeric_limits<float>::infinity()});
+  EXPECT_TRUE(scaler.unscale_gradients({overflowed}));
+  EXPECT_TRUE(std::isinf(overflowed.grad()[0].item<float>()));
+}
+
+}  // namespace
+}  // namespace mlh
