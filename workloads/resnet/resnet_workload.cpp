@@ -1,39 +1,62 @@
-// ResNet-50 v1.5 image classification wired into the engine: SGD with momentum, linear warm-up then
-// polynomial decay (the MLPerf SGD recipe), label smoothing, weight decay on conv and FC weights only,
-// top-1 on the whole eval set (spec/workloads.md §2). Data: the MNIST-family IDX files (the mini
-// config trains a narrow, small-input ResNet-50 on Fashion-MNIST); the ImageNet folder loader comes
-// next and adds data_source imagenet.
+// ResNet-50 v1.5 image classification wired into the engine (spec/workloads.md §2): SGD with momentum
+// or LARS, linear warm-up then polynomial decay, label smoothing, weight decay on everything but
+// batch norm, top-1 on the whole eval set. Data: an ImageNet folder (data_source imagenet), a
+// generated one in the same layout (synthetic_imagenet), or MNIST-family IDX files (fashion_mnist,
+// the mini config's narrow small-input ResNet-50).
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
-#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include "compliance/mllog_keys.h"
 #include "compliance/user_error.h"
 #include "datasets/idx.h"
-#include "datasets/movielens/negatives.h"
+#include "datasets/imagenet/synthetic.h"
 #include "datasets/sharded_sampler.h"
+#include "harness/device.h"
 #include "harness/gradient_allreduce.h"
+#include "harness/mixed_precision.h"
 #include "harness/workload.h"
 #include "workloads/common/resnet.h"
+#include "workloads/resnet/image_source.h"
+#include "workloads/resnet/lars.h"
 
 namespace mlh::resnet {
 
 namespace {
 
+namespace fs = std::filesystem;
+
 struct ResNetSettings {
-  std::string data_source = "fashion_mnist";
-  std::string data_path = "/usr/share/datasets/fashion-mnist";
+  std::string data_source = "imagenet";
+  std::string data_path;
+  std::string class_index_file = imagenet::kClassIndexFileName;
+  std::string train_split = "train";
+  std::string eval_split = "val";
+  int64_t image_size = 224;
+  int64_t eval_resize = 256;
+  int64_t loader_threads = 0;
+  int64_t prefetch_batches = 3;
+  std::string on_bad_image = "fail";
+  int64_t synthetic_classes = 10;
+  int64_t synthetic_train_images_per_class = 64;
+  int64_t synthetic_val_images_per_class = 16;
+  int64_t synthetic_min_side = 256;
+  int64_t synthetic_max_side = 512;
+  int64_t synthetic_data_seed = 1;
   int64_t depth = 50;
   double width = 1.0;
   int64_t num_classes = 1000;
   bool small_input = false;
-  double pixel_mean = 0.2860;   // Fashion-MNIST train set
+  double pixel_mean = 0.2860;   // IDX sources: Fashion-MNIST train set
   double pixel_std = 0.3530;
   int64_t random_crop_padding = 2;
   bool random_flip = true;
   int64_t global_batch_size = 256;
   int64_t gradient_shards = 1;
+  int64_t eval_batch_size = 250;
+  std::string optimizer = "sgd";
   double base_learning_rate = 0.1;
   double end_learning_rate = 0.0001;
   double warmup_epochs = 1;
@@ -41,42 +64,100 @@ struct ResNetSettings {
   double poly_power = 2;
   double momentum = 0.9;
   double weight_decay = 5e-5;
+  double lars_eta = 0.001;
+  double lars_epsilon = 0.0;
   double label_smoothing = 0.1;
+  std::string precision = "fp32";
+  bool channels_last = false;
+  std::string device = "auto";
   double target_top1 = 0.759;
 
   void bind(ConfigMap& c) {
-    c.bind("data_source", data_source, "fashion_mnist (IDX files in data_path)");
-    c.bind("data_path", data_path, "folder holding the dataset");
+    c.bind("data_source", data_source,
+           "imagenet (folder data_path), synthetic_imagenet (generated under --data-dir), fashion_mnist (IDX files)");
+    c.bind("data_path", data_path, "dataset folder: <wnid>/*.JPEG under train/ and val/, or the IDX files");
+    c.bind("class_index_file", class_index_file, "class list in label order, relative to data_path (wnid first per line)");
+    c.bind("train_split", train_split, "training split folder under data_path");
+    c.bind("eval_split", eval_split, "evaluation split folder under data_path");
+    c.bind("image_size", image_size, "JPEG sources: side of the square crops the model sees");
+    c.bind("eval_resize", eval_resize, "JPEG sources: eval images are resized to this short side, then centre-cropped");
+    c.bind("loader_threads", loader_threads, "JPEG sources: decode threads per rank (0 = the rank's cores)");
+    c.bind("prefetch_batches", prefetch_batches, "JPEG sources: batches decoded ahead of the model");
+    c.bind("on_bad_image", on_bad_image, "a corrupt or truncated image: fail (exit 2, naming it) or skip (count it)");
+    c.bind("synthetic_classes", synthetic_classes, "synthetic_imagenet: classes");
+    c.bind("synthetic_train_images_per_class", synthetic_train_images_per_class, "synthetic_imagenet: train images per class");
+    c.bind("synthetic_val_images_per_class", synthetic_val_images_per_class, "synthetic_imagenet: val images per class");
+    c.bind("synthetic_min_side", synthetic_min_side, "synthetic_imagenet: smallest image side, pixels");
+    c.bind("synthetic_max_side", synthetic_max_side, "synthetic_imagenet: largest image side, pixels");
+    c.bind("synthetic_data_seed", synthetic_data_seed, "synthetic_imagenet: seed of the generated images (not the run seed)");
     c.bind("depth", depth, "ResNet depth: 18, 34, 50, 101 or 152");
     c.bind("width", width, "channel width multiplier (1.0 = ResNet-50)");
-    c.bind("num_classes", num_classes, "classifier outputs");
+    c.bind("num_classes", num_classes, "classifier outputs (1000, or 1001 with class 0 as background)");
     c.bind("small_input", small_input, "3x3 stride-1 stem without max-pool, for 28x28 images");
-    c.bind("pixel_mean", pixel_mean, "mean subtracted from pixels in [0,1]");
-    c.bind("pixel_std", pixel_std, "pixels are divided by this after the mean");
-    c.bind("random_crop_padding", random_crop_padding, "training crops: pad by this many pixels, crop back");
+    c.bind("pixel_mean", pixel_mean, "IDX sources: mean subtracted from pixels in [0,1]");
+    c.bind("pixel_std", pixel_std, "IDX sources: pixels are divided by this after the mean");
+    c.bind("random_crop_padding", random_crop_padding, "IDX sources: pad by this many pixels, crop back");
     c.bind("random_flip", random_flip, "training images flipped left-right with probability 1/2");
     c.bind("global_batch_size", global_batch_size, "training images per step over all ranks");
-    c.bind("gradient_shards", gradient_shards, "gradient shards per global batch (a power of two)");
-    c.bind("base_learning_rate", base_learning_rate, "SGD learning rate after warm-up");
+    c.bind("gradient_shards", gradient_shards, "gradient shards per global batch: a power of two, or 0 = one per rank");
+    c.bind("eval_batch_size", eval_batch_size, "evaluation images per forward pass, per rank");
+    c.bind("optimizer", optimizer, "sgd (momentum) or lars");
+    c.bind("base_learning_rate", base_learning_rate, "learning rate after warm-up");
     c.bind("end_learning_rate", end_learning_rate, "learning rate at the end of the decay");
     c.bind("warmup_epochs", warmup_epochs, "linear warm-up from 0, in epochs");
     c.bind("decay_epochs", decay_epochs, "polynomial decay length after warm-up, in epochs");
     c.bind("poly_power", poly_power, "power of the polynomial decay");
-    c.bind("momentum", momentum, "SGD momentum");
-    c.bind("weight_decay", weight_decay, "L2 on conv and FC weights (not BN, not biases)");
+    c.bind("momentum", momentum, "momentum");
+    c.bind("weight_decay", weight_decay, "L2 on every parameter but batch norm's");
+    c.bind("lars_eta", lars_eta, "lars: trust coefficient");
+    c.bind("lars_epsilon", lars_epsilon, "lars: epsilon of the trust ratio");
     c.bind("label_smoothing", label_smoothing, "label smoothing of the cross-entropy");
+    c.bind("precision", precision, "fp32, or amp (fp16 autocast + loss scaling on CUDA, bf16 autocast on CPU)");
+    c.bind("channels_last", channels_last, "NHWC memory format for weights and activations");
+    c.bind("device", device, "auto (a GPU per rank when there is one), cpu or cuda");
     c.bind("target_top1", target_top1, "top-1 accuracy at which the run has converged");
   }
 
+  bool jpeg_source() const { return data_source != "fashion_mnist"; }
+
   void validate() const {
-    if (data_source != "fashion_mnist")
-      throw UserError("key 'data_source' is '" + data_source + "'; expected fashion_mnist");
+    if (data_source != "imagenet" && data_source != "synthetic_imagenet" && data_source != "fashion_mnist")
+      throw UserError("key 'data_source' is '" + data_source + "'; expected imagenet, synthetic_imagenet or fashion_mnist");
+    if (data_source != "synthetic_imagenet" && data_path.empty())
+      throw UserError("key 'data_path' is empty; data_source " + data_source +
+                      " reads its files from there (--set data_path=/path/to/" +
+                      (data_source == "imagenet" ? "imagenet" : "fashion-mnist") + ")");
     if (global_batch_size < 1) throw UserError("key 'global_batch_size' must be positive");
+    if (eval_batch_size < 1) throw UserError("key 'eval_batch_size' must be positive");
+    if (optimizer != "sgd" && optimizer != "lars")
+      throw UserError("key 'optimizer' is '" + optimizer + "'; expected sgd or lars");
     if (base_learning_rate <= 0) throw UserError("key 'base_learning_rate' must be positive");
     if (warmup_epochs < 0 || decay_epochs <= 0) throw UserError("keys 'warmup_epochs' >= 0 and 'decay_epochs' > 0");
+    if (weight_decay < 0 || momentum < 0) throw UserError("keys 'weight_decay' and 'momentum' must be >= 0");
+    if (lars_eta <= 0 || lars_epsilon < 0) throw UserError("keys 'lars_eta' > 0 and 'lars_epsilon' >= 0");
     if (pixel_std <= 0) throw UserError("key 'pixel_std' must be positive");
     if (random_crop_padding < 0) throw UserError("key 'random_crop_padding' must be >= 0");
+    if (image_size < 16 || eval_resize < image_size)
+      throw UserError("keys 'image_size' >= 16 and 'eval_resize' >= image_size");
+    if (loader_threads < 0 || prefetch_batches < 1)
+      throw UserError("keys 'loader_threads' >= 0 and 'prefetch_batches' >= 1");
+    imagenet::parse_bad_image_policy(on_bad_image);
+    parse_precision(precision, "key 'precision'");
+    if (synthetic_classes < 2 || synthetic_train_images_per_class < 1 || synthetic_val_images_per_class < 1 ||
+        synthetic_min_side < 16 || synthetic_max_side < synthetic_min_side)
+      throw UserError("synthetic_imagenet keys: classes >= 2, images per class >= 1, 16 <= min_side <= max_side");
     if (!(target_top1 > 0 && target_top1 <= 1)) throw UserError("key 'target_top1' must be in (0, 1]");
+  }
+
+  imagenet::SyntheticImageNetSpec synthetic_spec() const {
+    imagenet::SyntheticImageNetSpec spec;
+    spec.classes = static_cast<int>(synthetic_classes);
+    spec.train_images_per_class = static_cast<int>(synthetic_train_images_per_class);
+    spec.val_images_per_class = static_cast<int>(synthetic_val_images_per_class);
+    spec.min_side = static_cast<int>(synthetic_min_side);
+    spec.max_side = static_cast<int>(synthetic_max_side);
+    spec.seed = static_cast<uint64_t>(synthetic_data_seed);
+    return spec;
   }
 };
 
@@ -88,19 +169,129 @@ common::ResNet build_model(const ResNetSettings& s, int64_t in_channels) {
                             .small_input(s.small_input));
 }
 
-// SGD with momentum; weight decay only on conv and FC weights, as the reference applies L2.
-std::unique_ptr<torch::optim::SGD> build_optimizer(common::ResNet& model, const ResNetSettings& s) {
-  std::vector<torch::Tensor> decayed, plain;
-  for (const auto& named : model->named_parameters()) {
-    const bool is_weight = named.value().dim() > 1;
-    (is_weight ? decayed : plain).push_back(named.value());
+// The parameters by how the optimizer treats them: conv and FC weights (decayed; LARS-adapted),
+// the FC bias (decayed, as the reference's L2 covers every non-batch-norm variable; not adapted),
+// and batch norm's scale and shift (neither).
+struct ParameterGroups {
+  std::vector<torch::Tensor> weights, biases, batch_norm;
+};
+
+ParameterGroups group_parameters(common::ResNet& model) {
+  ParameterGroups groups;
+  for (const auto& module : model->modules(/*include_self=*/false)) {
+    const bool is_batch_norm = module->as<torch::nn::BatchNorm2d>() != nullptr;
+    for (const auto& p : module->named_parameters(/*recurse=*/false)) {
+      if (is_batch_norm)
+        groups.batch_norm.push_back(p.value());
+      else
+        (p.value().dim() > 1 ? groups.weights : groups.biases).push_back(p.value());
+    }
   }
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(decayed, std::make_unique<torch::optim::SGDOptions>(
-                                   torch::optim::SGDOptions(s.base_learning_rate).momentum(s.momentum).weight_decay(s.weight_decay)));
-  groups.emplace_back(plain, std::make_unique<torch::optim::SGDOptions>(
-                                 torch::optim::SGDOptions(s.base_learning_rate).momentum(s.momentum)));
-  return std::make_unique<torch::optim::SGD>(groups, torch::optim::SGDOptions(s.base_learning_rate));
+  return groups;
+}
+
+// SGD with momentum or LARS behind one face, so the step and schedule do not care which.
+class Optimizer {
+ public:
+  Optimizer(common::ResNet& model, const ResNetSettings& s) {
+    ParameterGroups groups = group_parameters(model);
+    if (s.optimizer == "lars") {
+      lars_ = std::make_unique<Lars>(groups.weights, groups.biases, groups.batch_norm,
+                                     LarsOptions{s.base_learning_rate, s.momentum, s.weight_decay, s.lars_eta,
+                                                 s.lars_epsilon});
+      return;
+    }
+    std::vector<torch::Tensor> decayed = groups.weights;
+    decayed.insert(decayed.end(), groups.biases.begin(), groups.biases.end());
+    std::vector<torch::optim::OptimizerParamGroup> param_groups;
+    param_groups.emplace_back(decayed, std::make_unique<torch::optim::SGDOptions>(
+        torch::optim::SGDOptions(s.base_learning_rate).momentum(s.momentum).weight_decay(s.weight_decay)));
+    param_groups.emplace_back(groups.batch_norm, std::make_unique<torch::optim::SGDOptions>(
+        torch::optim::SGDOptions(s.base_learning_rate).momentum(s.momentum)));
+    sgd_ = std::make_unique<torch::optim::SGD>(param_groups, torch::optim::SGDOptions(s.base_learning_rate));
+  }
+  void set_learning_rate(double lr) {
+    if (lars_) return lars_->set_learning_rate(lr);
+    for (auto& group : sgd_->param_groups()) static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
+  }
+  void zero_grad() { lars_ ? lars_->zero_grad() : sgd_->zero_grad(); }
+  void step() { lars_ ? lars_->step() : (void)sgd_->step(); }
+
+ private:
+  std::unique_ptr<torch::optim::SGD> sgd_;
+  std::unique_ptr<Lars> lars_;
+};
+
+// Linear warm-up from 0 to the base rate, then polynomial decay to the end rate.
+double scheduled_learning_rate(const ResNetSettings& s, int64_t step, int64_t warmup_steps, int64_t decay_steps) {
+  if (step < warmup_steps)
+    return s.base_learning_rate * static_cast<double>(step + 1) / static_cast<double>(warmup_steps);
+  const double progress = std::min(1.0, static_cast<double>(step - warmup_steps) / static_cast<double>(decay_steps));
+  return (s.base_learning_rate - s.end_learning_rate) * std::pow(1.0 - progress, s.poly_power) + s.end_learning_rate;
+}
+
+torch::MemoryFormat memory_format(bool channels_last) {
+  return channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
+}
+
+// Runs the forward pass and loss in the configured precision; the loss is fp32 either way.
+torch::Tensor smoothed_cross_entropy_sum(common::ResNet& model, const torch::Tensor& images,
+                                         const torch::Tensor& labels, double label_smoothing,
+                                         Precision precision, const torch::Device& device) {
+  torch::Tensor logits;
+  {
+    AutocastScope autocast(precision, device);
+    logits = model->forward(images);
+  }
+  return torch::nn::functional::cross_entropy(
+      logits.to(torch::kFloat), labels,
+      torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing).reduction(torch::kSum));
+}
+
+// The JPEG folder a JPEG data source reads: data_path, or the generated folder under data_root.
+std::string jpeg_root(const ResNetSettings& s, const std::string& data_root) {
+  if (s.data_source == "imagenet") return s.data_path;
+  const auto spec = s.synthetic_spec();
+  return (fs::path(data_root) /
+          ("imagenet-synthetic-c" + std::to_string(spec.classes) + "-t" + std::to_string(spec.train_images_per_class) +
+           "-v" + std::to_string(spec.val_images_per_class) + "-s" + std::to_string(spec.min_side) + "x" +
+           std::to_string(spec.max_side) + "-d" + std::to_string(spec.seed)))
+      .string();
+}
+
+// Writes the synthetic folder once (rank 0; the others wait at the engine's barrier or ours).
+void generate_synthetic_if_missing(const ResNetSettings& s, const std::string& root, const World& world) {
+  if (s.data_source != "synthetic_imagenet" || !world.is_root()) return;
+  const fs::path done = fs::path(root) / ".complete";
+  if (fs::exists(done)) return;
+  imagenet::write_synthetic_imagenet(root, s.synthetic_spec());
+  std::ofstream(done.string()) << "written by mlharness\n";
+}
+
+imagenet::LoaderOptions loader_options(const ResNetSettings& s, const World& world, bool train, uint64_t seed) {
+  imagenet::LoaderOptions options;
+  options.threads = static_cast<int>(s.loader_threads > 0 ? s.loader_threads : world.cores_per_rank());
+  options.prefetch_batches = static_cast<int>(s.prefetch_batches);
+  options.image_size = static_cast<int>(s.image_size);
+  options.eval_resize = static_cast<int>(s.eval_resize);
+  options.train = train;
+  options.random_flip = s.random_flip;
+  options.seed = seed;
+  options.on_bad_image = imagenet::parse_bad_image_policy(s.on_bad_image);
+  return options;
+}
+
+// Opens split `split` of the JPEG folder, checking the class count against the model's head.
+std::unique_ptr<ImageSource> open_jpeg_split(const ResNetSettings& s, const std::string& root, const std::string& split,
+                                             const World& world, bool train, uint64_t seed) {
+  const std::string index_path = (fs::path(root) / s.class_index_file).string();
+  const std::vector<std::string> classes = imagenet::read_class_index(index_path);
+  const int64_t offset = s.num_classes - static_cast<int64_t>(classes.size());
+  if (offset != 0 && offset != 1)
+    throw UserError(index_path + ": " + std::to_string(classes.size()) + " classes, but num_classes is " +
+                    std::to_string(s.num_classes) + " (it must equal the class count, or be one more with class 0 as background)");
+  imagenet::ImageFolder folder = imagenet::scan_image_folder((fs::path(root) / split).string(), classes);
+  return std::make_unique<JpegFolderSource>(std::move(folder), loader_options(s, world, train, seed), offset);
 }
 
 class ResNetWorkload final : public Workload {
@@ -108,53 +299,45 @@ class ResNetWorkload final : public Workload {
   std::string benchmark() const override { return "resnet"; }
   void bind_settings(ConfigMap& config) override { settings_.bind(config); }
   void validate_settings() const override { settings_.validate(); }
-  std::vector<std::string> data_files() const override { return {}; }
+
+  void prepare_data(const World& world, const std::string& data_root) override {
+    if (!settings_.jpeg_source()) return;
+    root_ = jpeg_root(settings_, data_root);
+    generate_synthetic_if_missing(settings_, root_, world);
+  }
 
   WorkloadInfo init(const RunContext& context) override {
     world_ = &context.world;
     seed_ = context.seed;
-    train_ = read_mnist_folder(settings_.data_path, "train");
-    eval_ = read_mnist_folder(settings_.data_path, "t10k");
-    for (const LabeledImages* set : {&train_, &eval_})
-      for (uint8_t label : set->labels)
-        if (label >= settings_.num_classes)
-          throw UserError(set->labels_path + ": label " + std::to_string(label) + " is not below num_classes " +
-                          std::to_string(settings_.num_classes));
-    shards_per_rank(settings_.gradient_shards, world_->size(), "gradient_shards");
-    sampler_ = std::make_unique<ShardedSampler>(train_.count, settings_.global_batch_size, world_->rank(),
+    device_ = rank_device(*world_, settings_.device);
+    precision_ = parse_precision(settings_.precision, "key 'precision'");
+    open_sources();
+    gradient_shards_ = resolve_gradient_shards(settings_.gradient_shards, world_->size(), "gradient_shards");
+    sampler_ = std::make_unique<ShardedSampler>(train_->size(), settings_.global_batch_size, world_->rank(),
                                                 world_->size(), seed_);
     torch::manual_seed(seed_);
-    model_ = build_model(settings_, 1);
-    optimizer_ = build_optimizer(model_, settings_);
+    model_ = build_model(settings_, train_->channels());
+    model_->to(device_);
+    if (settings_.channels_last) common::convert_memory_format(*model_, torch::MemoryFormat::ChannelsLast);
+    optimizer_ = std::make_unique<Optimizer>(model_, settings_);
     parameters_ = model_->parameters();
     gradient_ = std::make_unique<ShardedGradient>(parameters_, *world_);
     gradient_->broadcast_parameters();
+    loss_scaler_ = std::make_unique<DynamicLossScaler>(DynamicLossScaler::needed(precision_, device_));
 
     const int64_t steps = sampler_->num_batches();
     warmup_steps_ = static_cast<int64_t>(std::llround(settings_.warmup_epochs * steps));
-    decay_steps_ = static_cast<int64_t>(std::llround(settings_.decay_epochs * steps));
-
-    MLLogger& log = context.logger;
-    log.event(keys::kOptName, "sgd");
-    log.event("sgd_opt_base_learning_rate", settings_.base_learning_rate);
-    log.event("sgd_opt_end_learning_rate", settings_.end_learning_rate);
-    log.event("sgd_opt_learning_rate_decay_poly_power", settings_.poly_power);
-    log.event("sgd_opt_learning_rate_decay_steps", decay_steps_);
-    log.event("sgd_opt_weight_decay", settings_.weight_decay);
-    log.event("sgd_opt_momentum", settings_.momentum);
-    log.event("opt_learning_rate_warmup_epochs", settings_.warmup_epochs);
-    log.event("model_bn_span", settings_.global_batch_size / settings_.gradient_shards);
-    log.event("label_smoothing", settings_.label_smoothing);
-    log.event(keys::kEvalTarget, settings_.target_top1);
+    decay_steps_ = std::max<int64_t>(1, std::llround(settings_.decay_epochs * steps));
+    log_hyperparameters(context.logger);
 
     WorkloadInfo info;
     info.global_batch_size = settings_.global_batch_size;
-    info.train_samples = train_.count;
-    info.eval_samples = eval_.count;
-    info.parameter_count = 0;
+    info.train_samples = train_->size();
+    info.eval_samples = eval_->size();
     for (const auto& p : parameters_) info.parameter_count += p.numel();
     info.quality_name = "top1";
     info.target = settings_.target_top1;
+    info.precision = describe_precision(precision_, device_);
     return info;
   }
 
@@ -163,115 +346,141 @@ class ResNetWorkload final : public Workload {
   TrainStats train_epoch(int64_t epoch, Progress& progress) override {
     model_->train();
     sampler_->set_epoch(epoch);
+    // The plan: this rank's slice of every global batch, in order; the loader decodes ahead.
+    std::vector<std::vector<int32_t>> plan;
+    for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
+      const auto shards = sampler_->local_shards(b, gradient_shards_);
+      const int32_t* first = sampler_->permutation().data() + shards.front().begin;
+      plan.emplace_back(first, first + (shards.back().end - shards.front().begin));
+    }
+    train_->start(std::move(plan), epoch);
     double local_loss = 0;
     for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
-      set_learning_rate(step_++);
+      optimizer_->set_learning_rate(scheduled_learning_rate(settings_, step_++, warmup_steps_, decay_steps_));
       optimizer_->zero_grad();
-      const auto shards = sampler_->local_shards(b, settings_.gradient_shards);
+      const auto shards = sampler_->local_shards(b, gradient_shards_);
       const int64_t global_count = shards.front().global_size;
-      const int64_t count = shards.back().end - shards.front().begin;
+      const HostBatch batch = train_->next();
       const double loss_total = gradient_->compute(static_cast<int64_t>(shards.size()), [&](int64_t k) {
         const ShardedSampler::Slice& slice = shards[static_cast<size_t>(k)];
-        const int64_t n = slice.end - slice.begin;
+        const int64_t begin = slice.begin - shards.front().begin, n = slice.end - slice.begin;
         if (n == 0) return 0.0;
-        auto [images, labels] = batch(train_, sampler_->indices(slice), n, epoch, true);
-        torch::Tensor loss = torch::nn::functional::cross_entropy(
-            model_->forward(images), labels,
-            torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(settings_.label_smoothing)
-                .reduction(torch::kSum));
-        (loss / static_cast<double>(global_count)).backward();
+        auto [images, labels] = on_device(batch.images.narrow(0, begin, n), batch.labels.narrow(0, begin, n));
+        if (images.size(0) == 0) return 0.0;
+        torch::Tensor loss = smoothed_cross_entropy_sum(model_, images, labels, settings_.label_smoothing,
+                                                        precision_, device_);
+        loss_scaler_->scale_loss(loss / static_cast<double>(global_count)).backward();
         return loss.item<double>();
       });
-      optimizer_->step();
+      const bool finite = loss_scaler_->unscale_gradients(parameters_);
+      if (finite) optimizer_->step();
+      loss_scaler_->update(finite);
       local_loss += loss_total;
+      const int64_t count = batch.labels.size(0);
       progress.step(global_count, count > 0 ? loss_total / count : 0.0);
     }
     TrainStats stats;
-    stats.samples = train_.count;
-    stats.mean_loss = world_->allreduce_sum(local_loss) / static_cast<double>(train_.count);
+    stats.samples = train_->size();
+    stats.mean_loss = world_->allreduce_sum(local_loss) / static_cast<double>(train_->size());
     return stats;
   }
 
   Quality evaluate(int64_t epoch) override {
     model_->eval();
     torch::NoGradGuard no_grad;
-    const auto [first, last] = proportional_part(eval_.count, world_->size(), world_->rank());
-    std::vector<int32_t> indices(static_cast<size_t>(last - first));
-    for (int64_t i = first; i < last; ++i) indices[static_cast<size_t>(i - first)] = static_cast<int32_t>(i);
+    const auto [first, last] = proportional_part(eval_->size(), world_->size(), world_->rank());
+    std::vector<std::vector<int32_t>> plan;
+    for (int64_t begin = first; begin < last; begin += settings_.eval_batch_size) {
+      plan.emplace_back();
+      for (int64_t i = begin; i < std::min(last, begin + settings_.eval_batch_size); ++i)
+        plan.back().push_back(static_cast<int32_t>(i));
+    }
+    const size_t batches = plan.size();
+    eval_->start(std::move(plan), epoch);
     int64_t correct = 0;
-    const int64_t chunk = 500;
-    for (int64_t begin = 0; begin < static_cast<int64_t>(indices.size()); begin += chunk) {
-      const int64_t n = std::min<int64_t>(chunk, static_cast<int64_t>(indices.size()) - begin);
-      auto [images, labels] = batch(eval_, indices.data() + begin, n, epoch, false);
+    for (size_t b = 0; b < batches; ++b) {
+      const HostBatch batch = eval_->next();
+      auto [images, labels] = on_device(batch.images, batch.labels);
+      AutocastScope autocast(precision_, device_);
       correct += model_->forward(images).argmax(1).eq(labels).sum().item<int64_t>();
     }
+    // A skipped eval image counts as wrong: the denominator stays the whole eval set.
     Quality quality;
     quality.primary = "top1";
-    quality.values["top1"] = world_->allreduce_sum(static_cast<double>(correct)) / static_cast<double>(eval_.count);
+    quality.values["top1"] = world_->allreduce_sum(static_cast<double>(correct)) / static_cast<double>(eval_->size());
     return quality;
   }
 
   std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override;
 
  private:
-  // Normalised images [n, 1, rows, cols] and labels for the given sample indices. Training images
-  // get a random flip and a random crop from the zero-padded image, each drawn from (seed, epoch,
-  // sample) alone, so any rank count draws the same augmentation.
-  std::pair<torch::Tensor, torch::Tensor> batch(const LabeledImages& set, const int32_t* indices, int64_t n,
-                                                int64_t epoch, bool augment) const {
-    const int64_t rows = set.rows, cols = set.cols, pad = augment ? settings_.random_crop_padding : 0;
-    torch::Tensor images = torch::empty({n, 1, rows, cols}, torch::kFloat);
-    torch::Tensor labels = torch::empty({n}, torch::kLong);
-    float* out = images.data_ptr<float>();
-    int64_t* label_out = labels.data_ptr<int64_t>();
-    const float scale = static_cast<float>(1.0 / (255.0 * settings_.pixel_std));
-    const float shift = static_cast<float>(settings_.pixel_mean / settings_.pixel_std);
-    at::parallel_for(0, n, 64, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const int64_t sample = indices[i];
-        const uint64_t r = augment ? movielens::counter_random(seed_, 0x696d616765ULL + epoch, sample) : 0;
-        const bool flip = augment && settings_.random_flip && (r & 1);
-        const int64_t dy = pad ? static_cast<int64_t>((r >> 8) % (2 * pad + 1)) - pad : 0;
-        const int64_t dx = pad ? static_cast<int64_t>((r >> 24) % (2 * pad + 1)) - pad : 0;
-        const uint8_t* src = set.pixels.data() + sample * rows * cols;
-        float* dst = out + i * rows * cols;
-        for (int64_t y = 0; y < rows; ++y) {
-          for (int64_t x = 0; x < cols; ++x) {
-            const int64_t sy = y + dy, sx0 = x + dx;
-            const int64_t sx = flip ? cols - 1 - sx0 : sx0;
-            const bool inside = sy >= 0 && sy < rows && sx0 >= 0 && sx0 < cols;
-            dst[y * cols + x] = (inside ? src[sy * cols + sx] : 0) * scale - shift;
-          }
-        }
-        label_out[i] = set.labels[static_cast<size_t>(sample)];
-      }
-    });
-    return {images, labels};
+  void open_sources() {
+    if (settings_.jpeg_source()) {
+      train_ = open_jpeg_split(settings_, root_, settings_.train_split, *world_, true, seed_);
+      eval_ = open_jpeg_split(settings_, root_, settings_.eval_split, *world_, false, seed_);
+      return;
+    }
+    IdxAugmentation augmentation{true, settings_.random_crop_padding, settings_.random_flip,
+                                 settings_.pixel_mean, settings_.pixel_std, seed_};
+    auto train = std::make_unique<IdxImageSource>(read_mnist_folder(settings_.data_path, "train"), augmentation);
+    augmentation.augment = false;
+    auto eval = std::make_unique<IdxImageSource>(read_mnist_folder(settings_.data_path, "t10k"), augmentation);
+    for (const IdxImageSource* source : {train.get(), eval.get()})
+      for (uint8_t label : source->images().labels)
+        if (label >= settings_.num_classes)
+          throw UserError(source->images().labels_path + ": label " + std::to_string(label) +
+                          " is not below num_classes " + std::to_string(settings_.num_classes));
+    train_ = std::move(train);
+    eval_ = std::move(eval);
   }
 
-  // Linear warm-up from 0 to the base rate, then polynomial decay to the end rate.
-  void set_learning_rate(int64_t step) {
-    double lr;
-    if (step < warmup_steps_) {
-      lr = settings_.base_learning_rate * static_cast<double>(step + 1) / static_cast<double>(warmup_steps_);
-    } else {
-      const double progress = std::min(1.0, static_cast<double>(step - warmup_steps_) / static_cast<double>(decay_steps_));
-      lr = (settings_.base_learning_rate - settings_.end_learning_rate) * std::pow(1.0 - progress, settings_.poly_power) +
-           settings_.end_learning_rate;
+  // The batch on the model's device and memory format, without the slots of skipped images.
+  std::pair<torch::Tensor, torch::Tensor> on_device(torch::Tensor images, torch::Tensor labels) const {
+    if (train_->skipped_images() + eval_->skipped_images() > 0) {
+      const torch::Tensor kept = labels.ge(0).nonzero().squeeze(1);
+      images = images.index_select(0, kept);
+      labels = labels.index_select(0, kept);
     }
-    for (auto& group : optimizer_->param_groups())
-      static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
+    images = images.to(device_, /*non_blocking=*/true).contiguous(memory_format(settings_.channels_last));
+    return {images, labels.to(device_, /*non_blocking=*/true)};
+  }
+
+  void log_hyperparameters(MLLogger& log) const {
+    const ResNetSettings& s = settings_;
+    const bool lars = s.optimizer == "lars";
+    const std::string prefix = lars ? "lars_opt_" : "sgd_opt_";
+    log.event(keys::kOptName, s.optimizer);
+    log.event(prefix + "base_learning_rate", s.base_learning_rate);
+    log.event(prefix + "end_learning_rate", s.end_learning_rate);
+    log.event(prefix + "learning_rate_decay_poly_power", s.poly_power);
+    log.event(prefix + "learning_rate_decay_steps", decay_steps_);
+    log.event(prefix + "weight_decay", s.weight_decay);
+    log.event(prefix + "momentum", s.momentum);
+    if (lars) {
+      log.event("lars_epsilon", s.lars_epsilon);
+      log.event("lars_opt_learning_rate_warmup_epochs", s.warmup_epochs);
+    } else {
+      log.event("opt_learning_rate_warmup_epochs", s.warmup_epochs);
+    }
+    log.event("model_bn_span", s.global_batch_size / gradient_shards_);
+    log.event("label_smoothing", s.label_smoothing);
+    log.event(keys::kEvalTarget, s.target_top1);
   }
 
   ResNetSettings settings_;
+  std::string root_;
   const World* world_ = nullptr;
   uint64_t seed_ = 0;
-  LabeledImages train_, eval_;
+  torch::Device device_{torch::kCPU};
+  Precision precision_ = Precision::kFp32;
+  std::unique_ptr<ImageSource> train_, eval_;
   std::unique_ptr<ShardedSampler> sampler_;
   common::ResNet model_{nullptr};
-  std::unique_ptr<torch::optim::SGD> optimizer_;
+  std::unique_ptr<Optimizer> optimizer_;
   std::vector<torch::Tensor> parameters_;
   std::unique_ptr<ShardedGradient> gradient_;
+  std::unique_ptr<DynamicLossScaler> loss_scaler_;
+  int64_t gradient_shards_ = 1;
   int64_t warmup_steps_ = 0, decay_steps_ = 1, step_ = 0;
 };
 
@@ -279,44 +488,98 @@ class ResNetWorkload final : public Workload {
 class ResNetBenchStep final : public BenchStep {
  public:
   ResNetBenchStep(const ResNetSettings& settings, const BenchSpec& spec, const World& world)
-      : batch_(spec.batch_size), inference_(spec.inference), world_(world) {
-    if (spec.precision != "fp32")
-      throw UserError("resnet bench supports precision fp32 (asked for '" + spec.precision + "')");
+      : batch_(spec.batch_size),
+        inference_(spec.mode == BenchMode::kInference),
+        device_(rank_device(world, settings.device)),
+        precision_(parse_precision(spec.precision, "bench precision")),
+        loss_scaler_(DynamicLossScaler::needed(precision_, device_)) {
     torch::manual_seed(0);
-    const int64_t in_channels = settings.data_source == "fashion_mnist" ? 1 : 3;
-    const int64_t size = settings.small_input ? 28 : 224;
+    const int64_t in_channels = settings.jpeg_source() ? 3 : 1;
+    const int64_t size = settings.jpeg_source() ? settings.image_size : 28;
     model_ = build_model(settings, in_channels);
-    optimizer_ = build_optimizer(model_, settings);
-    reducer_ = std::make_unique<GradientAllReducer>(model_->parameters(), world);
-    images_ = torch::randn({batch_, in_channels, size, size});
-    labels_ = torch::randint(settings.num_classes, {batch_}, torch::kLong);
+    model_->to(device_);
+    const torch::MemoryFormat format = memory_format(spec.channels_last);
+    if (spec.channels_last) common::convert_memory_format(*model_, format);
+    optimizer_ = std::make_unique<Optimizer>(model_, settings);
+    parameters_ = model_->parameters();
+    reducer_ = std::make_unique<GradientAllReducer>(parameters_, world);
+    images_ = torch::randn({batch_, in_channels, size, size}).to(device_).contiguous(format);
+    labels_ = torch::randint(settings.num_classes, {batch_}, torch::kLong).to(device_);
   }
   void run() override {
     if (inference_) {
       model_->eval();
       torch::NoGradGuard no_grad;
+      AutocastScope autocast(precision_, device_);
       model_->forward(images_);
       return;
     }
     optimizer_->zero_grad();
-    torch::nn::functional::cross_entropy(model_->forward(images_), labels_).backward();
+    torch::Tensor loss = smoothed_cross_entropy_sum(model_, images_, labels_, 0.0, precision_, device_) / batch_;
+    loss_scaler_.scale_loss(loss).backward();
     reducer_->allreduce_sum();
-    optimizer_->step();
+    const bool finite = loss_scaler_.unscale_gradients(parameters_);
+    if (finite) optimizer_->step();
+    loss_scaler_.update(finite);
+  }
+  int64_t samples_per_step() const override { return batch_; }
+  std::string sample_unit() const override { return "images"; }
+  void synchronize() override { synchronize_device(device_); }
+  std::string device_used() const override { return device_name(device_); }
+  std::string precision_used() const override { return describe_precision(precision_, device_); }
+
+ private:
+  int64_t batch_;
+  bool inference_;
+  torch::Device device_;
+  Precision precision_;
+  DynamicLossScaler loss_scaler_;
+  common::ResNet model_{nullptr};
+  std::unique_ptr<Optimizer> optimizer_;
+  std::vector<torch::Tensor> parameters_;
+  std::unique_ptr<GradientAllReducer> reducer_;
+  torch::Tensor images_, labels_;
+};
+
+// The data pipeline alone: decode and augment the training split's JPEGs, batch after batch.
+class LoaderBenchStep final : public BenchStep {
+ public:
+  LoaderBenchStep(const ResNetSettings& settings, const BenchSpec& spec, const World& world) : batch_(spec.batch_size) {
+    if (!settings.jpeg_source())
+      throw UserError("--loader needs JPEG data: data_source imagenet or synthetic_imagenet (this config reads IDX files)");
+    const std::string root = jpeg_root(settings, spec.data_root);
+    generate_synthetic_if_missing(settings, root, world);
+    world.comm().barrier();
+    source_ = open_jpeg_split(settings, root, settings.train_split, world, true, 1);
+    start_pass();
+  }
+  void run() override {
+    if (next_ == kBatchesPerPass) start_pass();
+    ++next_;
+    source_->next();
   }
   int64_t samples_per_step() const override { return batch_; }
   std::string sample_unit() const override { return "images"; }
 
  private:
+  static constexpr int64_t kBatchesPerPass = 64;
+  // Random batches of the split; each pass a new "epoch", so crops differ.
+  void start_pass() {
+    std::vector<std::vector<int32_t>> plan(kBatchesPerPass);
+    for (int64_t b = 0; b < kBatchesPerPass; ++b)
+      for (int64_t i = 0; i < batch_; ++i)
+        plan[static_cast<size_t>(b)].push_back(
+            static_cast<int32_t>((pass_ * kBatchesPerPass * batch_ + b * batch_ + i) % source_->size()));
+    source_->start(std::move(plan), ++pass_);
+    next_ = 0;
+  }
   int64_t batch_;
-  bool inference_;
-  const World& world_;
-  common::ResNet model_{nullptr};
-  std::unique_ptr<torch::optim::SGD> optimizer_;
-  std::unique_ptr<GradientAllReducer> reducer_;
-  torch::Tensor images_, labels_;
+  std::unique_ptr<ImageSource> source_;
+  int64_t pass_ = 0, next_ = 0;
 };
 
 std::unique_ptr<BenchStep> ResNetWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
+  if (spec.mode == BenchMode::kLoader) return std::make_unique<LoaderBenchStep>(settings_, spec, world);
   return std::make_unique<ResNetBenchStep>(settings_, spec, world);
 }
 

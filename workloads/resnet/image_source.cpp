@@ -1,0 +1,87 @@
+#include "workloads/resnet/image_source.h"
+
+#include <cstring>
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include "compliance/user_error.h"
+#include "datasets/counter_random.h"
+
+namespace mlh::resnet {
+
+IdxImageSource::IdxImageSource(LabeledImages images, IdxAugmentation augmentation)
+    : images_(std::move(images)), augmentation_(augmentation) {
+  MLH_ASSERT(images_.rows == images_.cols);
+}
+
+void IdxImageSource::start(std::vector<std::vector<int32_t>> batches, int64_t epoch) {
+  plan_ = std::move(batches);
+  next_batch_ = 0;
+  epoch_ = epoch;
+}
+
+// Normalised images with, for training, a random flip and a random crop from the zero-padded image.
+HostBatch IdxImageSource::next() {
+  MLH_ASSERT(next_batch_ < plan_.size());
+  const std::vector<int32_t>& indices = plan_[next_batch_++];
+  const int64_t n = static_cast<int64_t>(indices.size());
+  const int64_t rows = images_.rows, cols = images_.cols;
+  const IdxAugmentation& a = augmentation_;
+  const int64_t pad = a.augment ? a.crop_padding : 0;
+  torch::Tensor images = torch::empty({n, 1, rows, cols}, torch::kFloat);
+  torch::Tensor labels = torch::empty({n}, torch::kLong);
+  float* out = images.data_ptr<float>();
+  int64_t* label_out = labels.data_ptr<int64_t>();
+  const float scale = static_cast<float>(1.0 / (255.0 * a.pixel_std));
+  const float shift = static_cast<float>(a.pixel_mean / a.pixel_std);
+  at::parallel_for(0, n, 64, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const int64_t sample = indices[static_cast<size_t>(i)];
+      const uint64_t r = a.augment ? counter_random(a.seed, 0x696d616765ULL + epoch_, sample) : 0;
+      const bool flip = a.augment && a.random_flip && (r & 1);
+      const int64_t dy = pad ? static_cast<int64_t>((r >> 8) % (2 * pad + 1)) - pad : 0;
+      const int64_t dx = pad ? static_cast<int64_t>((r >> 24) % (2 * pad + 1)) - pad : 0;
+      const uint8_t* src = images_.pixels.data() + sample * rows * cols;
+      float* dst = out + i * rows * cols;
+      for (int64_t y = 0; y < rows; ++y) {
+        for (int64_t x = 0; x < cols; ++x) {
+          const int64_t sy = y + dy, sx0 = x + dx;
+          const int64_t sx = flip ? cols - 1 - sx0 : sx0;
+          const bool inside = sy >= 0 && sy < rows && sx0 >= 0 && sx0 < cols;
+          dst[y * cols + x] = (inside ? src[sy * cols + sx] : 0) * scale - shift;
+        }
+      }
+      label_out[i] = images_.labels[static_cast<size_t>(sample)];
+    }
+  });
+  return {images, labels};
+}
+
+JpegFolderSource::JpegFolderSource(imagenet::ImageFolder folder, imagenet::LoaderOptions options,
+                                   int64_t label_offset)
+    : folder_(std::make_unique<imagenet::ImageFolder>(std::move(folder))),
+      image_size_(options.image_size),
+      label_offset_(label_offset) {
+  loader_ = std::make_unique<imagenet::BatchLoader>(*folder_, options);
+}
+
+void JpegFolderSource::start(std::vector<std::vector<int32_t>> batches, int64_t epoch) {
+  loader_->start(std::move(batches), epoch);
+}
+
+HostBatch JpegFolderSource::next() {
+  // Copy out and hand the buffers back: a memcpy costs far less than the page faults of fresh
+  // buffers for every batch.
+  imagenet::ImageBatch batch = loader_->next();
+  const int64_t n = batch.count;
+  torch::Tensor images = torch::empty({n, 3, image_size_, image_size_}, torch::kFloat);
+  torch::Tensor labels = torch::empty({n}, torch::kLong);
+  std::memcpy(images.data_ptr<float>(), batch.images.data(), batch.images.size() * sizeof(float));
+  std::memcpy(labels.data_ptr<int64_t>(), batch.labels.data(), batch.labels.size() * sizeof(int64_t));
+  loader_->recycle(std::move(batch));
+  if (label_offset_ != 0) labels = torch::where(labels >= 0, labels + label_offset_, labels);
+  return {images, labels};
+}
+
+}  // namespace mlh::resnet
