@@ -105,6 +105,17 @@ TEST_F(ResNet50Cli, FoldersThatDoNotMatchTheClassIndex) {
                     "2 classes, but num_classes is 1000");
 }
 
+TEST_F(ResNet50Cli, BadIdxFilesAreNamed) {
+  fs::create_directories(dir_ / "fmnist");
+  // A labels file where the images file belongs: rank 1, not 3.
+  write("fmnist/train-images-idx3-ubyte", std::string("\0\0\x08\x01\0\0\0\x02\x01\x02", 10));
+  write("fmnist/train-labels-idx1-ubyte", std::string("\0\0\x08\x01\0\0\0\x02\x01\x02", 10));
+  expect_user_error("--workload resnet50 --config mini --set data_path=fmnist", "train-images-idx3-ubyte");
+  // Wrong magic number.
+  write("fmnist/train-images-idx3-ubyte", "GIF89a not an idx file");
+  expect_user_error("--workload resnet50 --config mini --set data_path=fmnist", "train-images-idx3-ubyte");
+}
+
 TEST_F(ResNet50Cli, BenchPrintsFp32AndAmpAtTwoBatchSizes) {
   const Outcome outcome = run("bench --workload resnet50 --config mini --batch-sizes 8,16 --precision fp32,amp "
                               "--warmup 1 --steps 1 --repeats 1 --json bench.json");
@@ -130,8 +141,10 @@ TEST_F(ResNet50Cli, BenchInferenceChannelsLastAndTheLoader) {
   EXPECT_THAT(inference.out, HasSubstr("inference"));
   EXPECT_THAT(inference.out, HasSubstr("channels_last"));
 
+  // The full config's 1000-class head does not matter to the loader alone.
   const Outcome loader = run("bench --loader --batch-sizes 4 --warmup 1 --steps 2 --repeats 1 " +
-                             std::string(kTinyImageNet).substr(0, std::string(kTinyImageNet).find(" --quiet")));
+                             std::string(kTinyImageNet).substr(0, std::string(kTinyImageNet).find(" --quiet")) +
+                             " --set num_classes=1000");
   ASSERT_EQ(loader.exit_code, 0) << loader.err;
   EXPECT_THAT(loader.out, HasSubstr("loader"));
 

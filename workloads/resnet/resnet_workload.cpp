@@ -281,12 +281,13 @@ imagenet::LoaderOptions loader_options(const ResNetSettings& s, const World& wor
   return options;
 }
 
-// Opens split `split` of the JPEG folder, checking the class count against the model's head.
+// Opens split `split` of the JPEG folder, checking the class count against the model's head when
+// there is a model (not for the loader bench).
 std::unique_ptr<ImageSource> open_jpeg_split(const ResNetSettings& s, const std::string& root, const std::string& split,
-                                             const World& world, bool train, uint64_t seed) {
+                                             const World& world, bool train, uint64_t seed, bool check_head = true) {
   const std::string index_path = (fs::path(root) / s.class_index_file).string();
   const std::vector<std::string> classes = imagenet::read_class_index(index_path);
-  const int64_t offset = s.num_classes - static_cast<int64_t>(classes.size());
+  const int64_t offset = check_head ? s.num_classes - static_cast<int64_t>(classes.size()) : 0;
   if (offset != 0 && offset != 1)
     throw UserError(index_path + ": " + std::to_string(classes.size()) + " classes, but num_classes is " +
                     std::to_string(s.num_classes) + " (it must equal the class count, or be one more with class 0 as background)");
@@ -550,7 +551,7 @@ class LoaderBenchStep final : public BenchStep {
     const std::string root = jpeg_root(settings, spec.data_root);
     generate_synthetic_if_missing(settings, root, world);
     world.comm().barrier();
-    source_ = open_jpeg_split(settings, root, settings.train_split, world, true, 1);
+    source_ = open_jpeg_split(settings, root, settings.train_split, world, true, 1, /*check_head=*/false);
     start_pass();
   }
   void run() override {
