@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,9 @@ class DynamicLossScaler {
   // disabled). Call update() with the answer after the step was taken or skipped.
   bool unscale_gradients(const std::vector<torch::Tensor>& parameters);
   void update(bool gradients_finite);
+  // The three together: unscale, run `optimizer_step` when the gradients are finite, update the
+  // scale. Returns whether the step was taken.
+  bool step(const std::vector<torch::Tensor>& parameters, const std::function<void()>& optimizer_step);
 
  private:
   bool enabled_;

@@ -16,6 +16,7 @@
 
 #include "compliance/user_error.h"
 #include "tests/test_files.h"
+#include "tests/user_error_of.h"
 
 namespace mlh {
 namespace {
@@ -71,16 +72,6 @@ std::string write_gzip(const fs::path& path, const std::string& contents) {
 std::string read_raw(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-std::string user_error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const UserError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected a UserError";
-  return "";
 }
 
 std::string read_error(const std::string& path) {

@@ -10,6 +10,7 @@
 
 #include "compliance/user_error.h"
 #include "tests/test_files.h"
+#include "tests/user_error_of.h"
 
 namespace mlh::imagenet {
 namespace {
@@ -27,18 +28,6 @@ std::string write_text(const fs::path& path, const std::string& contents) {
   return path.string();
 }
 
-// The message of the UserError `action` throws; fails the test when it throws none.
-template <typename Action>
-std::string user_error_message(Action action) {
-  try {
-    action();
-  } catch (const UserError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no UserError thrown";
-  return "";
-}
-
 TEST(ReadClassIndex, ReadsBareIdsAndSynsetMappingLinesSkippingCommentsAndBlanks) {
   const std::string path = write_text(test_folder() / "LOC_synset_mapping.txt",
                                       "# classes in label order\n"
@@ -54,25 +43,25 @@ TEST(ReadClassIndex, ReadsBareIdsAndSynsetMappingLinesSkippingCommentsAndBlanks)
 TEST(ReadClassIndex, DuplicateIdNamesFileAndBothLines) {
   const std::string path = write_text(test_folder() / "classes.txt",
                                       "n01440764 tench\n# comment\nn01443537\nn01440764 again\n");
-  EXPECT_THAT(user_error_message([&] { read_class_index(path); }),
+  EXPECT_THAT(user_error_of([&] { read_class_index(path); }),
               AllOf(HasSubstr(path + ":4:"), HasSubstr("n01440764"), HasSubstr("line 1")));
 }
 
 TEST(ReadClassIndex, MissingFileIsNamed) {
   const std::string path = (test_folder() / "absent.txt").string();
-  EXPECT_THAT(user_error_message([&] { read_class_index(path); }),
+  EXPECT_THAT(user_error_of([&] { read_class_index(path); }),
               AllOf(HasSubstr(path), HasSubstr("no such file")));
 }
 
 TEST(ReadClassIndex, FolderInsteadOfFileIsNamed) {
   const std::string path = test_folder().string();
-  EXPECT_THAT(user_error_message([&] { read_class_index(path); }),
+  EXPECT_THAT(user_error_of([&] { read_class_index(path); }),
               AllOf(HasSubstr(path), HasSubstr("is a folder")));
 }
 
 TEST(ReadClassIndex, NoClassesIsAnError) {
   const std::string path = write_text(test_folder() / "classes.txt", "# nothing\n\n   \n");
-  EXPECT_THAT(user_error_message([&] { read_class_index(path); }),
+  EXPECT_THAT(user_error_of([&] { read_class_index(path); }),
               AllOf(HasSubstr(path), HasSubstr("no classes")));
 }
 
@@ -106,20 +95,20 @@ TEST(ScanImageFolder, LabelsFollowTheIndexAndFilesAreSortedByName) {
 
 TEST(ScanImageFolder, MissingSplitFolderIsNamed) {
   const std::string split = (test_folder() / "val").string();
-  EXPECT_THAT(user_error_message([&] { scan_image_folder(split, {"n01"}); }),
+  EXPECT_THAT(user_error_of([&] { scan_image_folder(split, {"n01"}); }),
               AllOf(HasSubstr(split), HasSubstr("no such folder")));
 }
 
 TEST(ScanImageFolder, SplitThatIsAFileIsNamed) {
   const std::string split = write_text(test_folder() / "train", "a file");
-  EXPECT_THAT(user_error_message([&] { scan_image_folder(split, {"n01"}); }),
+  EXPECT_THAT(user_error_of([&] { scan_image_folder(split, {"n01"}); }),
               AllOf(HasSubstr(split), HasSubstr("not a folder")));
 }
 
 TEST(ScanImageFolder, ClassWithoutFolderIsNamed) {
   const fs::path split = test_folder() / "train";
   write_text(split / "n01" / "a.JPEG", "x");
-  EXPECT_THAT(user_error_message([&] { scan_image_folder(split.string(), {"n01", "n02"}); }),
+  EXPECT_THAT(user_error_of([&] { scan_image_folder(split.string(), {"n01", "n02"}); }),
               AllOf(HasSubstr((split / "n02").string()), HasSubstr("no such folder"),
                     HasSubstr("class 1")));
 }
@@ -127,7 +116,7 @@ TEST(ScanImageFolder, ClassWithoutFolderIsNamed) {
 TEST(ScanImageFolder, LooseImagesGetAHintToSortThem) {
   const fs::path split = test_folder() / "val";
   write_text(split / "ILSVRC2012_val_00000001.JPEG", "x");
-  EXPECT_THAT(user_error_message([&] { scan_image_folder(split.string(), {"n01"}); }),
+  EXPECT_THAT(user_error_of([&] { scan_image_folder(split.string(), {"n01"}); }),
               AllOf(HasSubstr((split / "n01").string()), HasSubstr("one folder per class")));
 }
 
@@ -135,7 +124,7 @@ TEST(ScanImageFolder, EmptyClassFolderIsNamed) {
   const fs::path split = test_folder() / "train";
   write_text(split / "n01" / "a.JPEG", "x");
   write_text(split / "n02" / "notes.txt", "no images here");
-  EXPECT_THAT(user_error_message([&] { scan_image_folder(split.string(), {"n01", "n02"}); }),
+  EXPECT_THAT(user_error_of([&] { scan_image_folder(split.string(), {"n01", "n02"}); }),
               AllOf(HasSubstr((split / "n02").string()), HasSubstr("empty class folder")));
 }
 
@@ -144,7 +133,7 @@ TEST(ScanImageFolder, FolderNotInTheIndexIsNamedWithTheIndexSize) {
   write_text(split / "n01" / "a.JPEG", "x");
   write_text(split / "n02" / "a.JPEG", "x");
   write_text(split / "n99" / "a.JPEG", "x");
-  EXPECT_THAT(user_error_message([&] { scan_image_folder(split.string(), {"n01", "n02"}); }),
+  EXPECT_THAT(user_error_of([&] { scan_image_folder(split.string(), {"n01", "n02"}); }),
               AllOf(HasSubstr((split / "n99").string()), HasSubstr("not a class"),
                     HasSubstr("2 classes")));
 }

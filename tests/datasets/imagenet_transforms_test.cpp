@@ -154,11 +154,7 @@ cv::Mat gradient_image(int width, int height) {
 
 TEST(TrainTransform, ReadsOnlyTheCropBox) {
   const cv::Mat bgr = gradient_image(80, 60);
-  CropBox box;
-  box.x = 30;
-  box.y = 12;
-  box.width = 20;
-  box.height = 20;
+  const CropBox box{30, 12, 20, 20};  // x, y, width, height
   const int size = 20;  // no resize: the output is the box itself
   std::vector<float> out(3 * size * size);
   train_transform(bgr, box, false, size, out.data());
@@ -173,11 +169,7 @@ TEST(TrainTransform, ReadsOnlyTheCropBox) {
 
 TEST(TrainTransform, FlipMirrorsLeftAndRight) {
   const cv::Mat bgr = gradient_image(80, 60);
-  CropBox box;
-  box.x = 4;
-  box.y = 6;
-  box.width = 70;
-  box.height = 50;
+  const CropBox box{4, 6, 70, 50};  // x, y, width, height
   const int size = 24;
   std::vector<float> plain(3 * size * size), flipped(3 * size * size);
   train_transform(bgr, box, false, size, plain.data());
@@ -195,11 +187,7 @@ TEST(TrainTransform, FlipMirrorsLeftAndRight) {
 
 TEST(TrainTransform, ResizesTheCropToTheOutputSize) {
   const cv::Mat bgr = gradient_image(80, 60);
-  CropBox box;
-  box.x = 10;
-  box.y = 0;
-  box.width = 64;
-  box.height = 32;
+  const CropBox box{10, 0, 64, 32};  // x, y, width, height
   const int size = 16;  // 4x narrower, 2x shorter
   std::vector<float> out(3 * size * size);
   train_transform(bgr, box, false, size, out.data());

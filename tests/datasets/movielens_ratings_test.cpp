@@ -8,6 +8,7 @@
 
 #include "compliance/user_error.h"
 #include "tests/test_files.h"
+#include "tests/user_error_of.h"
 #include "datasets/movielens/ratings.h"
 
 namespace mlh::movielens {
@@ -21,16 +22,6 @@ fs::path test_folder() { return testing_files::fresh_test_folder("mlh_ratings_te
 std::string write_file(const fs::path& path, const std::string& contents) {
   std::ofstream(path, std::ios::binary) << contents;
   return path.string();
-}
-
-std::string user_error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const UserError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected a UserError";
-  return "";
 }
 
 std::string read_error(const std::string& path) {

@@ -100,6 +100,18 @@ TEST(DynamicLossScaler, GrowsAfterTheIntervalOfFiniteSteps) {
   EXPECT_DOUBLE_EQ(scaler.scale(), 8.0);
 }
 
+TEST(DynamicLossScaler, StepsOnlyOnFiniteGradients) {
+  DynamicLossScaler scaler(true, {4.0, 2.0, 0.5, 2000});
+  int steps = 0;
+  torch::Tensor fine = parameter_with_gradient({8.0f});
+  EXPECT_TRUE(scaler.step({fine}, [&] { ++steps; }));
+  EXPECT_FLOAT_EQ(fine.grad()[0].item<float>(), 2.0f);
+  torch::Tensor overflowed = parameter_with_gradient({std::numeric_limits<float>::infinity()});
+  EXPECT_FALSE(scaler.step({overflowed}, [&] { ++steps; }));
+  EXPECT_EQ(steps, 1);
+  EXPECT_DOUBLE_EQ(scaler.scale(), 2.0);
+}
+
 TEST(DynamicLossScaler, DisabledIsTheIdentity) {
   DynamicLossScaler scaler(false);
   EXPECT_DOUBLE_EQ(scaler.scale_loss(torch::tensor(3.0)).item<double>(), 3.0);

@@ -3,6 +3,7 @@
 
 #include "compliance/user_error.h"
 #include "harness/settings.h"
+#include "tests/user_error_of.h"
 
 namespace mlh {
 namespace {
@@ -24,15 +25,6 @@ struct Example {
   }
 };
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 TEST(Settings, FileValuesReplaceDefaultsAndOverridesReplaceFile) {
   ConfigMap config = ConfigMap::from_yaml_text("batch: 64\nlr: 0.5\nlayers: [8, 4, 2]\n", "test.yaml");
   config.apply_override("lr=1e-3");
@@ -53,7 +45,7 @@ TEST(Settings, UnknownKeyNamesFileLineAndNearestKey) {
   ConfigMap config = ConfigMap::from_yaml_text("batch: 64\nbtach: 3\n", "cfg.yaml");
   Example e;
   e.bind(config);
-  const std::string message = error_of([&] { config.check_all_bound(); });
+  const std::string message = user_error_of([&] { config.check_all_bound(); });
   EXPECT_THAT(message, HasSubstr("cfg.yaml:2"));
   EXPECT_THAT(message, HasSubstr("unknown key 'btach'"));
   EXPECT_THAT(message, HasSubstr("did you mean 'batch'"));
@@ -64,40 +56,40 @@ TEST(Settings, UnknownOverrideKeyIsAnError) {
   config.apply_override("nosuchkey=1");
   Example e;
   e.bind(config);
-  EXPECT_THAT(error_of([&] { config.check_all_bound(); }), HasSubstr("--set nosuchkey=1"));
+  EXPECT_THAT(user_error_of([&] { config.check_all_bound(); }), HasSubstr("--set nosuchkey=1"));
 }
 
 TEST(Settings, MistypedValueNamesKeyAndExpectedType) {
   ConfigMap config = ConfigMap::from_yaml_text("batch: lots\n", "cfg.yaml");
   Example e;
-  const std::string message = error_of([&] { e.bind(config); });
+  const std::string message = user_error_of([&] { e.bind(config); });
   EXPECT_THAT(message, HasSubstr("cfg.yaml:1"));
   EXPECT_THAT(message, HasSubstr("'batch' expects an integer, got 'lots'"));
   ConfigMap fractional = ConfigMap::from_yaml_text("batch: 2.5\n", "cfg.yaml");
-  EXPECT_THAT(error_of([&] { Example().bind(fractional); }), HasSubstr("expects an integer"));
+  EXPECT_THAT(user_error_of([&] { Example().bind(fractional); }), HasSubstr("expects an integer"));
   ConfigMap not_a_list = ConfigMap::from_yaml_text("layers: 3\n", "cfg.yaml");
-  EXPECT_THAT(error_of([&] { Example().bind(not_a_list); }), HasSubstr("expects a list of integers"));
+  EXPECT_THAT(user_error_of([&] { Example().bind(not_a_list); }), HasSubstr("expects a list of integers"));
 }
 
 TEST(Settings, OverrideWithoutEqualsIsAnError) {
   ConfigMap config;
-  EXPECT_THAT(error_of([&] { config.apply_override("batch"); }), HasSubstr("expected key=value"));
-  EXPECT_THAT(error_of([&] { config.apply_override("=3"); }), HasSubstr("key before '=' is empty"));
+  EXPECT_THAT(user_error_of([&] { config.apply_override("batch"); }), HasSubstr("expected key=value"));
+  EXPECT_THAT(user_error_of([&] { config.apply_override("=3"); }), HasSubstr("key before '=' is empty"));
 }
 
 TEST(Settings, MalformedYamlNamesTheLine) {
   const std::string message =
-      error_of([] { ConfigMap::from_yaml_text("batch: 1\nlr: [1, 2\nname: x\n", "bad.yaml"); });
+      user_error_of([] { ConfigMap::from_yaml_text("batch: 1\nlr: [1, 2\nname: x\n", "bad.yaml"); });
   EXPECT_THAT(message, HasSubstr("bad.yaml:"));
   EXPECT_THAT(message, HasSubstr("malformed YAML"));
-  EXPECT_THAT(error_of([] { ConfigMap::from_yaml_text("- a\n- b\n", "list.yaml"); }),
+  EXPECT_THAT(user_error_of([] { ConfigMap::from_yaml_text("- a\n- b\n", "list.yaml"); }),
               HasSubstr("mapping"));
-  EXPECT_THAT(error_of([] { ConfigMap::from_yaml_text("a:\n  b: 1\n", "nested.yaml"); }),
+  EXPECT_THAT(user_error_of([] { ConfigMap::from_yaml_text("a:\n  b: 1\n", "nested.yaml"); }),
               HasSubstr("flat"));
 }
 
 TEST(Settings, MissingFileIsAUserError) {
-  EXPECT_THAT(error_of([] { ConfigMap::from_file("/nonexistent/config.yaml"); }),
+  EXPECT_THAT(user_error_of([] { ConfigMap::from_file("/nonexistent/config.yaml"); }),
               HasSubstr("/nonexistent/config.yaml"));
 }
 

@@ -348,9 +348,11 @@ class ResNetWorkload final : public Workload {
     model_->train();
     sampler_->set_epoch(epoch);
     // The plan: this rank's slice of every global batch, in order; the loader decodes ahead.
+    std::vector<std::vector<ShardedSampler::Slice>> batch_shards;
     std::vector<std::vector<int32_t>> plan;
     for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
-      const auto shards = sampler_->local_shards(b, gradient_shards_);
+      batch_shards.push_back(sampler_->local_shards(b, gradient_shards_));
+      const auto& shards = batch_shards.back();
       const int32_t* first = sampler_->permutation().data() + shards.front().begin;
       plan.emplace_back(first, first + (shards.back().end - shards.front().begin));
     }
@@ -359,7 +361,7 @@ class ResNetWorkload final : public Workload {
     for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
       optimizer_->set_learning_rate(scheduled_learning_rate(settings_, step_++, warmup_steps_, decay_steps_));
       optimizer_->zero_grad();
-      const auto shards = sampler_->local_shards(b, gradient_shards_);
+      const auto& shards = batch_shards[static_cast<size_t>(b)];
       const int64_t global_count = shards.front().global_size;
       const HostBatch batch = train_->next();
       const double loss_total = gradient_->compute(static_cast<int64_t>(shards.size()), [&](int64_t k) {
@@ -373,9 +375,7 @@ class ResNetWorkload final : public Workload {
         loss_scaler_->scale_loss(loss / static_cast<double>(global_count)).backward();
         return loss.item<double>();
       });
-      const bool finite = loss_scaler_->unscale_gradients(parameters_);
-      if (finite) optimizer_->step();
-      loss_scaler_->update(finite);
+      loss_scaler_->step(parameters_, [&] { optimizer_->step(); });
       local_loss += loss_total;
       const int64_t count = batch.labels.size(0);
       progress.step(global_count, count > 0 ? loss_total / count : 0.0);
@@ -519,9 +519,7 @@ class ResNetBenchStep final : public BenchStep {
     torch::Tensor loss = smoothed_cross_entropy_sum(model_, images_, labels_, 0.0, precision_, device_) / batch_;
     loss_scaler_.scale_loss(loss).backward();
     reducer_->allreduce_sum();
-    const bool finite = loss_scaler_.unscale_gradients(parameters_);
-    if (finite) optimizer_->step();
-    loss_scaler_.update(finite);
+    loss_scaler_.step(parameters_, [&] { optimizer_->step(); });
   }
   int64_t samples_per_step() const override { return batch_; }
   std::string sample_unit() const override { return "images"; }
