@@ -1,0 +1,191 @@
+#include "datasets/wmt/token_batcher.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <utility>
+
+#include "compliance/user_error.h"
+#include "datasets/counter_random.h"
+#include "datasets/sharded_sampler.h"
+#include "datasets/wmt/subword_codec.h"
+
+namespace mlh::wmt {
+namespace {
+
+constexpr uint64_t kEpochOrderStream = 0x7b;  // low byte of the stream id; the epoch fills the rest
+
+std::string option_error(const std::string& what) { return "token batching: " + what; }
+
+void validate(const TokenBatchOptions& options) {
+  if (options.max_length < 1 || options.max_length >= std::numeric_limits<int32_t>::max()) {
+    throw UserError(
+        option_error("max_length is " + std::to_string(options.max_length) +
+                     "; set it to a positive number of tokens (the reference uses 256)"));
+  }
+  if (options.max_tokens_per_batch <= options.max_length) {
+    throw UserError(
+        option_error("max_tokens_per_batch " + std::to_string(options.max_tokens_per_batch) +
+                     " is not above max_length " + std::to_string(options.max_length) +
+                     ", so the longest bucket (limit max_length + 1) would take no pair; raise "
+                     "max_tokens_per_batch or lower max_length"));
+  }
+  if (options.min_bucket_length < 1) {
+    throw UserError(option_error("min_bucket_length is " +
+                                 std::to_string(options.min_bucket_length) +
+                                 "; set it to at least 1 (the reference uses 8)"));
+  }
+  if (!(options.bucket_growth >= 1.0) || !std::isfinite(options.bucket_growth)) {
+    throw UserError(
+        option_error("bucket_growth is " + std::to_string(options.bucket_growth) +
+                     "; set it to a finite factor of at least 1 (the reference uses 1.1)"));
+  }
+}
+
+// utils/dataset.py _create_min_max_boundaries: the buckets' exclusive upper limits.
+std::vector<int64_t> bucket_limits_for(const TokenBatchOptions& options) {
+  std::vector<int64_t> limits;
+  for (int64_t x = options.min_bucket_length; x < options.max_length;) {
+    limits.push_back(x);
+    const double grown = static_cast<double>(x) * options.bucket_growth;
+    x = grown >= static_cast<double>(options.max_length)
+            ? std::max(x + 1, options.max_length)
+            : std::max(x + 1, static_cast<int64_t>(grown));
+  }
+  limits.push_back(options.max_length + 1);
+  return limits;
+}
+
+uint64_t uniform_below(uint64_t key, uint64_t& draw, uint64_t bound) {
+  const uint64_t rejection_threshold = (0 - bound) % bound;  // 2^64 mod bound
+  for (;;) {
+    const uint64_t value = keyed_random(key, draw++);
+    if (value >= rejection_threshold) return value % bound;
+  }
+}
+
+}  // namespace
+
+LengthPolicy parse_length_policy(const std::string& text, const std::string& key) {
+  if (text == "discard") return LengthPolicy::kDiscard;
+  if (text == "truncate") return LengthPolicy::kTruncate;
+  throw UserError(key + ": unknown length policy '" + text +
+                  "'; use discard (drop pairs longer than max_length, as the reference) or "
+                  "truncate (cut them to max_length)");
+}
+
+const char* length_policy_name(LengthPolicy policy) {
+  return policy == LengthPolicy::kDiscard ? "discard" : "truncate";
+}
+
+TokenBatcher::TokenBatcher(const std::vector<EncodedPair>& pairs, const TokenBatchOptions& options)
+    : pairs_(pairs), options_(options) {
+  validate(options_);
+  bucket_limits_ = bucket_limits_for(options_);
+  for (const int64_t limit : bucket_limits_) {
+    bucket_batch_sizes_.push_back(options_.max_tokens_per_batch / limit);
+  }
+  const auto max_length = static_cast<size_t>(options_.max_length);
+  for (size_t i = 0; i < pairs_.size(); ++i) {
+    size_t source = pairs_[i].source.size();
+    size_t target = pairs_[i].target.size();
+    if (source > max_length || target > max_length) {
+      if (options_.policy == LengthPolicy::kDiscard) {
+        ++dropped_;
+        continue;
+      }
+      ++truncated_;
+      source = std::min(source, max_length);
+      target = std::min(target, max_length);
+    }
+    const auto length = static_cast<int64_t>(std::max(source, target));
+    const auto bucket = std::upper_bound(bucket_limits_.begin(), bucket_limits_.end(), length) -
+                        bucket_limits_.begin();
+    pair_index_.push_back(static_cast<int64_t>(i));
+    source_length_.push_back(static_cast<int32_t>(source));
+    target_length_.push_back(static_cast<int32_t>(target));
+    bucket_.push_back(static_cast<int32_t>(bucket));
+  }
+  if (pair_index_.empty()) {
+    throw UserError(option_error(
+        pairs_.empty()
+            ? std::string("there are no pairs to batch; the data files hold no examples")
+            : "all " + std::to_string(pairs_.size()) + " pairs are longer than max_length " +
+                  std::to_string(options_.max_length) +
+                  " on some side and the length policy is discard; raise max_length "
+                  "or use truncate"));
+  }
+}
+
+std::vector<std::vector<int64_t>> TokenBatcher::epoch_batches(uint64_t seed, int64_t epoch) const {
+  MLH_ASSERT(epoch >= 0);
+  const int64_t count = kept_pairs();
+  std::vector<int64_t> order(static_cast<size_t>(count));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  const uint64_t key = stream_key(seed, static_cast<uint64_t>(epoch) << 8 | kEpochOrderStream);
+  uint64_t draw = 0;
+  for (int64_t i = count - 1; i > 0; --i) {
+    const auto j = static_cast<int64_t>(uniform_below(key, draw, static_cast<uint64_t>(i) + 1));
+    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
+  }
+
+  std::vector<std::vector<int64_t>> batches;
+  std::vector<std::vector<int64_t>> windows(bucket_limits_.size());
+  for (const int64_t kept : order) {
+    const auto bucket = static_cast<size_t>(bucket_[static_cast<size_t>(kept)]);
+    std::vector<int64_t>& window = windows[bucket];
+    window.push_back(kept);
+    if (static_cast<int64_t>(window.size()) == bucket_batch_sizes_[bucket]) {
+      batches.push_back(std::move(window));
+      window.clear();
+    }
+  }
+  for (std::vector<int64_t>& window : windows) {
+    if (!window.empty()) batches.push_back(std::move(window));
+  }
+  return batches;
+}
+
+PaddedIds TokenBatcher::padded_sources(const std::vector<int64_t>& kept) const {
+  return padded(kept, true);
+}
+
+PaddedIds TokenBatcher::padded_targets(const std::vector<int64_t>& kept) const {
+  return padded(kept, false);
+}
+
+PaddedIds TokenBatcher::padded(const std::vector<int64_t>& kept, bool sources) const {
+  const std::vector<int32_t>& lengths = sources ? source_length_ : target_length_;
+  PaddedIds out;
+  out.rows = static_cast<int64_t>(kept.size());
+  for (const int64_t k : kept) {
+    MLH_ASSERT(k >= 0 && k < kept_pairs());
+    out.columns = std::max<int64_t>(out.columns, lengths[static_cast<size_t>(k)]);
+  }
+  out.ids.assign(static_cast<size_t>(out.rows * out.columns), kPadId);
+  for (size_t row = 0; row < kept.size(); ++row) {
+    const auto k = static_cast<size_t>(kept[row]);
+    const EncodedPair& pair = pairs_[static_cast<size_t>(pair_index_[k])];
+    const TokenIds& ids = sources ? pair.source : pair.target;
+    const auto length = static_cast<size_t>(lengths[k]);
+    int32_t* destination = out.ids.data() + row * static_cast<size_t>(out.columns);
+    std::copy_n(ids.begin(), length, destination);
+    if (length < ids.size()) destination[length - 1] = kEosId;  // cut: EOS stays last
+  }
+  return out;
+}
+
+std::vector<std::vector<int64_t>> split_into_shards(const std::vector<int64_t>& batch,
+                                                    int64_t shards) {
+  MLH_ASSERT(shards >= 1);
+  const auto count = static_cast<int64_t>(batch.size());
+  std::vector<std::vector<int64_t>> parts(static_cast<size_t>(shards));
+  for (int64_t part = 0; part < shards; ++part) {
+    const auto [begin, end] = proportional_part(count, shards, part);
+    parts[static_cast<size_t>(part)].assign(batch.begin() + begin, batch.begin() + end);
+  }
+  return parts;
+}
+
+}  // namespace mlh::wmt
