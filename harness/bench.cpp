@@ -37,7 +37,7 @@ BenchReport run_bench(Workload& workload, const std::string& workload_name, cons
       result.precision = precision;
       result.precision_used = step->precision_used();
       result.mode = bench_mode_name(options.mode);
-      result.memory_format = options.channels_last ? "channels_last" : "nchw";
+      result.memory_format = step->memory_format_used();
       result.device = step->device_used();
       result.unit = step->sample_unit();
       for (int64_t r = 0; r < options.repeats; ++r) {

@@ -62,6 +62,9 @@ void EngineSettings::bind(ConfigMap& config) {
   config.bind("blas_threads", blas_threads,
               "threads of the BLAS library's own pool (0: one per core); 1 keeps results independent "
               "of the rank count");
+  config.bind("openmp_spin_count", openmp_spin_count,
+              "GOMP_SPINCOUNT of the OpenMP threads (-1: libgomp's default); small values stop idle "
+              "threads from spinning on cores the BLAS threads need");
   config.bind("submission_org", submission_org, "MLPerf submission_org");
   config.bind("submission_division", submission_division, "MLPerf submission_division: closed or open");
   config.bind("submission_status", submission_status,
@@ -73,6 +76,7 @@ void EngineSettings::validate() const {
   if (eval_every_epochs < 1) throw UserError("key 'eval_every_epochs' must be at least 1");
   if (throughput_warmup_steps < 0) throw UserError("key 'throughput_warmup_steps' must be >= 0");
   if (blas_threads < 0) throw UserError("key 'blas_threads' must be >= 0");
+  if (openmp_spin_count < -1) throw UserError("key 'openmp_spin_count' must be >= 0, or -1 for libgomp's default");
   if (submission_org.empty()) throw UserError("key 'submission_org' must not be empty");
   check_one_of("submission_division", submission_division, {"closed", "open"});
   check_one_of("submission_status", submission_status, {"cloud", "onprem", "preview", "research"});

@@ -64,6 +64,8 @@ class BenchStep {
   // Where and how the step computes, for the report: e.g. "cpu", "cuda:0"; "fp32", "amp (bf16 autocast)".
   virtual std::string device_used() const { return "cpu"; }
   virtual std::string precision_used() const { return "fp32"; }
+  // The activations' memory layout, for image models ("nchw", "channels_last"); "-" otherwise.
+  virtual std::string memory_format_used() const { return "-"; }
 };
 
 enum class BenchMode { kTrain, kInference, kLoader };

@@ -1,7 +1,9 @@
-// The mlharness command: `run` (the default), `bench` and `list`. Parses the command line with
+// The mlharness command: `run` (the default), `bench`, `prepare` and `list`. Parses the command line with
 // Boost.Program_options, finds the config, and hands over to the engine. User errors print one line
 // and exit 2; under mpirun an error on any rank ends the whole job with its message.
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include <boost/program_options.hpp>
 #include <charconv>
@@ -13,6 +15,7 @@
 
 #include "compliance/user_error.h"
 #include "configs/embedded_configs.h"
+#include "datasets/wmt/prepare.h"
 #include "harness/bench.h"
 #include "harness/driver.h"
 #include "harness/platform.h"
@@ -37,6 +40,7 @@ usage:
   mlharness [run] --workload NAME [--config NAME|PATH] [--seed N] [--set KEY=VALUE]... [options]
   mlharness bench --workload NAME [--batch-sizes B1,B2,..] [--precision fp32,amp] [--channels-last]
                   [--inference | --loader] [options]
+  mlharness prepare --workload transformer --src train.en --tgt train.de --out DIR [prepare options]
   mlharness list
   mlharness --workload NAME --help          also lists the workload's config keys
 
@@ -91,6 +95,19 @@ po::options_description bench_options() {
       ("steps", po::value<int64_t>()->default_value(10), "steps per timed window")
       ("repeats", po::value<int64_t>()->default_value(3), "timed windows; the median is reported")
       ("json", po::value<std::string>()->default_value(""), "also write the results as JSON to this file");
+  return options;
+}
+
+po::options_description prepare_options() {
+  po::options_description options("prepare options (translation workloads: raw parallel text -> a data folder)");
+  options.add_options()
+      ("src", po::value<std::string>(), "source-language text, one sentence per line (UTF-8)")
+      ("tgt", po::value<std::string>(), "its translations, line by line")
+      ("out", po::value<std::string>(), "the data folder to write (must not exist, or be empty)")
+      ("vocabulary-size", po::value<int64_t>()->default_value(32768), "SentencePiece vocabulary size (a soft limit)")
+      ("dev-pairs", po::value<int64_t>()->default_value(3000), "pairs held out as the dev split")
+      ("test-pairs", po::value<int64_t>()->default_value(3003), "pairs held out as the BLEU test set")
+      ("seed", po::value<std::string>()->default_value("1"), "seed of the held-out draw and the SentencePiece sample");
   return options;
 }
 
@@ -202,6 +219,28 @@ int run_command(const po::variables_map& vars) {
   return result.converged() ? kExitConverged : kExitNotConverged;
 }
 
+int prepare_command(const po::variables_map& vars) {
+  const std::string workload = require_workload(vars);
+  WorkloadRegistry::instance().create(workload);
+  if (workload != "transformer")
+    throw UserError("prepare writes translation data folders (workload transformer), not data for '" + workload + "'");
+  for (const char* name : {"src", "tgt", "out"})
+    if (!vars.count(name)) throw UserError(std::string("prepare needs --") + name + " (see --help)");
+  wmt::PrepareOptions options;
+  options.source_file = vars["src"].as<std::string>();
+  options.target_file = vars["tgt"].as<std::string>();
+  options.out_dir = vars["out"].as<std::string>();
+  options.vocabulary_size = vars["vocabulary-size"].as<int64_t>();
+  options.dev_pairs = vars["dev-pairs"].as<int64_t>();
+  options.test_pairs = vars["test-pairs"].as<int64_t>();
+  options.seed = parse_seed(vars["seed"].as<std::string>());
+  const wmt::PrepareSummary summary = wmt::prepare_translation_data(options);
+  std::fputs(wmt::describe(summary, options.out_dir).c_str(), stdout);
+  std::printf("train with: mlharness --workload %s --set data_path=%s\n", workload.c_str(),
+              options.out_dir.string().c_str());
+  return 0;
+}
+
 int bench_command(const po::variables_map& vars) {
   const std::string workload_name = require_workload(vars);
   ConfigMap config = configured(vars, workload_name, nullptr);
@@ -216,6 +255,8 @@ int bench_command(const po::variables_map& vars) {
   if (vars.count("batch-sizes")) sizes = vars["batch-sizes"].as<std::string>();
   if (vars.count("batch-size")) sizes += (sizes.empty() ? "" : ",") + vars["batch-size"].as<std::string>();
   for (const auto& size : split_commas(sizes)) options.batch_sizes.push_back(parse_integer(size, "batch size"));
+  if (vars.count("inference") && options.batch_sizes.empty() && config.effective().contains("eval_batch_size"))
+    options.batch_sizes.push_back(config.effective()["eval_batch_size"].get<int64_t>());
   if (options.batch_sizes.empty()) {
     const auto& effective = config.effective();
     if (!effective.contains("global_batch_size"))
@@ -255,15 +296,17 @@ int bench_command(const po::variables_map& vars) {
 CommandLine parse_command_line(int argc, char** argv) {
   CommandLine line;
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && (args[0] == "run" || args[0] == "bench" || args[0] == "list")) {
+  if (!args.empty() && (args[0] == "run" || args[0] == "bench" || args[0] == "prepare" || args[0] == "list")) {
     line.command = args[0];
     args.erase(args.begin());
   } else if (!args.empty() && !args[0].empty() && args[0][0] != '-') {
-    throw UserError("unknown command '" + args[0] + "'; commands: run, bench, list (see --help)");
+    throw UserError("unknown command '" + args[0] + "'; commands: run, bench, prepare, list (see --help)");
   }
   po::options_description all;
   all.add(common_options());
-  if (line.command == "bench") {
+  if (line.command == "prepare") {
+    all.add(prepare_options());
+  } else if (line.command == "bench") {
     all.add(bench_options());
     all.add_options()("platform", po::value<std::string>()->default_value(""), "platform label")(
         "data-dir", po::value<std::string>()->default_value("data"), "where generated datasets are kept");
@@ -275,14 +318,36 @@ CommandLine parse_command_line(int argc, char** argv) {
   return line;
 }
 
+// libgomp reads GOMP_SPINCOUNT once, as it loads, so a config's openmp_spin_count is applied by
+// running this program again with the variable set, before MPI starts. A value already in the
+// environment wins. A config that cannot be read is left for the command to report.
+void apply_openmp_spin_count(const CommandLine& line, char** argv) {
+  if (std::getenv("GOMP_SPINCOUNT") != nullptr || !line.vars.count("workload") || line.command == "prepare") return;
+  int64_t spin_count = -1;
+  try {
+    ConfigMap config = configured(line.vars, line.vars["workload"].as<std::string>(), nullptr);
+    EngineSettings engine;
+    engine.bind(config);
+    spin_count = engine.openmp_spin_count;
+  } catch (const std::exception&) {
+    return;
+  }
+  if (spin_count < 0) return;
+  setenv("GOMP_SPINCOUNT", std::to_string(spin_count).c_str(), 1);
+  execv("/proc/self/exe", argv);  // returns only on failure: then libgomp's default stays
+}
+
 int dispatch(int argc, char** argv) {
   const CommandLine line = parse_command_line(argc, argv);
+  if (!line.vars.count("help") && line.command != "list") apply_openmp_spin_count(line, argv);
   if (line.vars.count("help")) {
-    std::cout << kUsage << "\n" << common_options() << "\n" << run_options() << "\n" << bench_options();
+    std::cout << kUsage << "\n" << common_options() << "\n" << run_options() << "\n" << bench_options() << "\n"
+              << prepare_options();
     if (line.vars.count("workload")) print_workload_keys(line.vars);
     return 0;
   }
   if (line.command == "list") return list_command();
+  if (line.command == "prepare") return prepare_command(line.vars);
   configure_host_allocator();
   MpiSession mpi(&argc, &argv);
   try {

@@ -8,42 +8,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "compliance/log_reader.h"
+#include "tests/e2e/run_logs.h"
 
 namespace mlh {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The one result log under a run's folder.
-fs::path log_of(const std::string& run) {
-  const fs::path results = fs::path(MLH_E2E_DIR) / run / "results";
-  std::vector<fs::path> logs;
-  if (fs::exists(results))
-    for (const auto& entry : fs::recursive_directory_iterator(results))
-      if (entry.path().extension() == ".txt") logs.push_back(entry.path());
-  EXPECT_EQ(logs.size(), 1u) << "run " << run << " should leave exactly one log";
-  return logs.empty() ? fs::path() : logs.front();
-}
-
-std::vector<LogRecord> records_of(const std::string& run) {
-  const ParsedLog log = read_log_file(log_of(run).string());
-  EXPECT_TRUE(log.errors.empty());
-  return log.records;
-}
-
-std::vector<double> eval_accuracies(const std::vector<LogRecord>& records) {
-  std::vector<double> values;
-  for (const auto& r : records)
-    if (r.key == "eval_accuracy") values.push_back(r.value.get<double>());
-  return values;
-}
-
-const LogRecord* find(const std::vector<LogRecord>& records, const std::string& key) {
-  for (const auto& r : records)
-    if (r.key == key) return &r;
-  return nullptr;
-}
 
 TEST(NcfMini, ReachesTargetAndLogsEveryCommonKey) {
   const auto records = records_of("np1_seed1");
@@ -69,8 +39,12 @@ TEST(NcfMini, ReachesTargetAndLogsEveryCommonKey) {
     EXPECT_GE(counts[some], 1) << some;
   for (const auto& r : records) {
     EXPECT_TRUE(r.metadata.contains("file") && r.metadata.contains("lineno")) << r.key;
-    if (r.key == "eval_accuracy" || r.key == "epoch_start") EXPECT_TRUE(r.metadata.contains("epoch_num"));
-    if (r.key == "block_start") EXPECT_GT(r.metadata["epoch_count"].get<int>(), 0);
+    if (r.key == "eval_accuracy" || r.key == "epoch_start") {
+      EXPECT_TRUE(r.metadata.contains("epoch_num"));
+    }
+    if (r.key == "block_start") {
+      EXPECT_GT(r.metadata["epoch_count"].get<int>(), 0);
+    }
   }
 
   // The target is far above what recommending the most popular items scores.
@@ -88,8 +62,7 @@ TEST(NcfMini, ReachesTargetAndLogsEveryCommonKey) {
   EXPECT_THAT(record, ::testing::HasSubstr("\"epochs_to_converge\": \"" + std::to_string(accuracies.size()) + "\""));
 
   // The console says where the log is, and reports the popularity baseline beside the target.
-  std::ifstream console(fs::path(MLH_E2E_DIR) / "np1_seed1" / "console.txt");
-  const std::string text((std::istreambuf_iterator<char>(console)), {});
+  const std::string text = console_of("np1_seed1");
   EXPECT_THAT(text, ::testing::HasSubstr("log:    " + log_of("np1_seed1").string()));
   EXPECT_THAT(text, ::testing::HasSubstr("popularity baseline"));
 }

@@ -124,7 +124,9 @@ TEST_F(EngineTest, StopsAtTheFirstEvaluationThatReachesTheTarget) {
       accuracies.push_back(r.value.get<double>());
       EXPECT_EQ(r.metadata["epoch_num"].get<int64_t>(), static_cast<int64_t>(accuracies.size()));
     }
-    if (r.key == "run_stop") EXPECT_EQ(r.metadata["status"], "success");
+    if (r.key == "run_stop") {
+      EXPECT_EQ(r.metadata["status"], "success");
+    }
   }
   EXPECT_EQ(accuracies, (std::vector<double>{0.2, 0.5, 0.85}));
 

@@ -493,7 +493,8 @@ class ResNetBenchStep final : public BenchStep {
         inference_(spec.mode == BenchMode::kInference),
         device_(rank_device(world, settings.device)),
         precision_(parse_precision(spec.precision, "bench precision")),
-        loss_scaler_(DynamicLossScaler::needed(precision_, device_)) {
+        loss_scaler_(DynamicLossScaler::needed(precision_, device_)),
+        channels_last_(spec.channels_last) {
     torch::manual_seed(0);
     const int64_t in_channels = settings.jpeg_source() ? 3 : 1;
     const int64_t size = settings.jpeg_source() ? settings.image_size : 28;
@@ -526,6 +527,7 @@ class ResNetBenchStep final : public BenchStep {
   void synchronize() override { synchronize_device(device_); }
   std::string device_used() const override { return device_name(device_); }
   std::string precision_used() const override { return describe_precision(precision_, device_); }
+  std::string memory_format_used() const override { return channels_last_ ? "channels_last" : "nchw"; }
 
  private:
   int64_t batch_;
@@ -533,6 +535,7 @@ class ResNetBenchStep final : public BenchStep {
   torch::Device device_;
   Precision precision_;
   DynamicLossScaler loss_scaler_;
+  bool channels_last_;
   common::ResNet model_{nullptr};
   std::unique_ptr<Optimizer> optimizer_;
   std::vector<torch::Tensor> parameters_;
@@ -559,6 +562,7 @@ class LoaderBenchStep final : public BenchStep {
   }
   int64_t samples_per_step() const override { return batch_; }
   std::string sample_unit() const override { return "images"; }
+  std::string memory_format_used() const override { return "nchw"; }
 
  private:
   static constexpr int64_t kBatchesPerPass = 64;

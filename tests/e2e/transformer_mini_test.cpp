@@ -1,0 +1,76 @@
+// Checks of the Transformer mini runs that ctest makes first (tests/e2e/CMakeLists.txt): on one
+// rank it reaches its BLEU target with the transformer keys of the 0.7.0 rules, far above the BLEU
+// of copying the source; two ranks at the same global batch train as one rank with the same thread
+// count (one each): dropout is drawn per gradient shard, the shards' gradients are summed in one
+// order, and evaluation decodes the same batches whatever the rank count.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "tests/e2e/run_logs.h"
+
+namespace mlh {
+namespace {
+
+TEST(TransformerMini, ReachesItsBleuTargetFarAboveCopyingTheSource) {
+  const auto records = records_of("transformer_np1_seed1");
+  const LogRecord* run_stop = find(records, "run_stop");
+  ASSERT_NE(run_stop, nullptr);
+  EXPECT_EQ(run_stop->metadata["status"], "success");
+  const auto bleu = eval_accuracies(records);
+  ASSERT_FALSE(bleu.empty());
+  const LogRecord* target = find(records, "eval_target");
+  ASSERT_NE(target, nullptr);
+  EXPECT_GE(bleu.back(), target->value.get<double>());
+  EXPECT_LT(bleu.back(), 1.0);
+
+  const LogRecord* baseline = find(records, "mlharness_quality_baseline");
+  ASSERT_NE(baseline, nullptr);
+  EXPECT_EQ(baseline->value["name"], "copy-source baseline");
+  const double copy_bleu = baseline->value["value"].get<double>();
+  EXPECT_GT(copy_bleu, 0.0);
+  EXPECT_GT(target->value.get<double>(), copy_bleu + 0.2);
+  std::printf("copy-source BLEU %.2f; BLEU per epoch:", 100 * copy_bleu);
+  for (double b : bleu) std::printf(" %.2f", 100 * b);
+  std::printf("\n");
+
+  // training_0.7.0 closed_transformer.yaml (spec/mlperf-logging.md §5).
+  std::map<std::string, const LogRecord*> once;
+  std::map<std::string, int> counts;
+  for (const auto& r : records) {
+    ++counts[r.key];
+    once[r.key] = &r;
+  }
+  for (const char* key : {"global_batch_size", "opt_name", "opt_base_learning_rate", "opt_learning_rate_warmup_steps",
+                          "opt_adam_beta_1", "opt_adam_beta_2", "opt_adam_epsilon", "max_sequence_length",
+                          "run_start", "run_stop", "init_stop", "train_samples", "eval_samples"})
+    EXPECT_EQ(counts[key], 1) << key;
+  EXPECT_EQ(once["submission_benchmark"]->value, "transformer");
+  EXPECT_EQ(once["opt_name"]->value, "adam");
+  EXPECT_EQ(once["opt_adam_epsilon"]->value.get<double>(), 1e-9);
+  EXPECT_GT(once["global_batch_size"]->value.get<int64_t>(), 0);
+  EXPECT_EQ(once["max_sequence_length"]->metadata["method"], "discard");
+  EXPECT_THAT(console_of("transformer_np1_seed1"), ::testing::HasSubstr("copy-source baseline"));
+}
+
+TEST(TransformerMini, TwoRanksMatchOneRank) {
+  // Both runs stop after their first epoch.
+  const auto one = eval_accuracies(records_of("transformer_np1_one_core_seed1"));
+  const auto records = records_of("transformer_np2_seed1");
+  const auto two = eval_accuracies(records);
+  ASSERT_EQ(one.size(), 1u);
+  ASSERT_EQ(two.size(), 1u);
+  EXPECT_EQ(one[0], two[0]);
+  // And near the two-thread run's first epoch (other thread counts round sums differently).
+  const auto two_threads = eval_accuracies(records_of("transformer_np1_seed1"));
+  ASSERT_FALSE(two_threads.empty());
+  EXPECT_NEAR(two_threads[0], two[0], 0.02);
+  int run_starts = 0;
+  for (const auto& r : records) run_starts += r.key == "run_start";
+  EXPECT_EQ(run_starts, 1) << "only rank 0 logs";
+  EXPECT_THAT(log_of("transformer_np2_seed1").string(), ::testing::HasSubstr("/2x"));
+}
+
+}  // namespace
+}  // namespace mlh

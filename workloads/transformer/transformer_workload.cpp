@@ -1,0 +1,552 @@
+// Transformer-big English -> German wired into the engine (spec/workloads.md §6): token-count
+// batches in length buckets, Adam with the inverse-square-root warm-up, label smoothing 0.1, and
+// after every epoch beam search over the test set scored with Tensor2Tensor's uncased BLEU
+// (eval_accuracy = BLEU / 100). Data: a folder in the MLPerf layout (datasets/wmt/layout.h: TFRecord
+// shards + the t2t vocabulary, or what `mlharness prepare` writes with a SentencePiece model), or a
+// synthetic corpus that goes through the same prepare and loader.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include <torch/torch.h>
+
+#include "compliance/mllog_keys.h"
+#include "compliance/user_error.h"
+#include "datasets/sharded_sampler.h"
+#include "datasets/wmt/bleu.h"
+#include "datasets/wmt/layout.h"
+#include "datasets/wmt/parallel_text.h"
+#include "datasets/wmt/prepare.h"
+#include "datasets/wmt/sentencepiece_codec.h"
+#include "datasets/wmt/synthetic_corpus.h"
+#include "datasets/wmt/t2t_subword_codec.h"
+#include "datasets/wmt/tfrecord.h"
+#include "datasets/wmt/token_batcher.h"
+#include "harness/device.h"
+#include "harness/fused_adam.h"
+#include "harness/gradient_allreduce.h"
+#include "harness/mixed_precision.h"
+#include "harness/workload.h"
+#include "workloads/common/beam_search.h"
+#include "workloads/transformer/transformer.h"
+
+namespace mlh::transformer {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// vocab.translate_ende_wmt32k.32768.subwords (spec/workloads.md §6).
+constexpr int64_t kReferenceVocabularySize = 33708;
+
+struct TransformerSettings {
+  std::string data_source = "wmt";
+  std::string data_path;
+  int64_t synthetic_pairs = 20000;
+  int64_t synthetic_data_seed = 1;
+  int64_t synthetic_vocabulary_size = 2000;
+  int64_t synthetic_dev_pairs = 200;
+  int64_t synthetic_test_pairs = 500;
+  int64_t vocabulary_size = 0;
+  int64_t layers = 6;
+  int64_t model_size = 1024;
+  int64_t feed_forward_size = 4096;
+  int64_t heads = 16;
+  double residual_dropout = 0.1;
+  double attention_dropout = 0.1;
+  double relu_dropout = 0.1;
+  int64_t global_batch_size = 4096;
+  int64_t max_length = 256;
+  std::string length_policy = "discard";
+  int64_t gradient_shards = 0;
+  double learning_rate = 2.0;
+  int64_t warmup_steps = 16000;
+  double adam_beta1 = 0.9;
+  double adam_beta2 = 0.997;
+  double adam_epsilon = 1e-9;
+  double label_smoothing = 0.1;
+  int64_t beam_size = 4;
+  double length_penalty_alpha = 0.6;
+  int64_t extra_decode_length = 50;
+  int64_t eval_batch_size = 64;
+  int64_t eval_sentences = 0;
+  int64_t bench_sentence_length = 32;
+  std::string precision = "fp32";
+  std::string device = "auto";
+  double target_bleu = 25.0;
+
+  void bind(ConfigMap& c) {
+    c.bind("data_source", data_source,
+           "wmt (a data folder at data_path: MLPerf's TFRecords + vocabulary, or `mlharness prepare` output) "
+           "or synthetic (a generated corpus, prepared under --data-dir)");
+    c.bind("data_path", data_path, "wmt: the data folder");
+    c.bind("synthetic_pairs", synthetic_pairs, "synthetic: sentence pairs generated (train + dev + test)");
+    c.bind("synthetic_data_seed", synthetic_data_seed, "synthetic: seed of the corpus (not the run seed)");
+    c.bind("synthetic_vocabulary_size", synthetic_vocabulary_size, "synthetic: SentencePiece vocabulary size");
+    c.bind("synthetic_dev_pairs", synthetic_dev_pairs, "synthetic: pairs held out as the dev split");
+    c.bind("synthetic_test_pairs", synthetic_test_pairs, "synthetic: pairs held out as the BLEU test set");
+    c.bind("vocabulary_size", vocabulary_size,
+           "embedding rows; 0 = the data's vocabulary (33708 for MLPerf's); never below the data's");
+    c.bind("layers", layers, "encoder layers, and as many decoder layers");
+    c.bind("model_size", model_size, "d_model");
+    c.bind("feed_forward_size", feed_forward_size, "inner size of the feed-forward sublayers");
+    c.bind("heads", heads, "attention heads (model_size must be a multiple)");
+    c.bind("residual_dropout", residual_dropout, "dropout after each sublayer and on the embeddings");
+    c.bind("attention_dropout", attention_dropout, "dropout on attention weights");
+    c.bind("relu_dropout", relu_dropout, "dropout after the feed-forward ReLU");
+    c.bind("global_batch_size", global_batch_size, "tokens per global batch (per side, padding included), all ranks");
+    c.bind("max_length", max_length, "longest pair kept, in subword tokens with EOS (logged as max_sequence_length)");
+    c.bind("length_policy", length_policy, "longer pairs: discard (the reference) or truncate");
+    c.bind("gradient_shards", gradient_shards, "gradient shards per global batch: a power of two, or 0 = one per rank");
+    c.bind("learning_rate", learning_rate, "base of the schedule base * d^-0.5 * min(step/warmup, 1) * max(step, warmup)^-0.5");
+    c.bind("warmup_steps", warmup_steps, "warm-up steps of the inverse-square-root schedule");
+    c.bind("adam_beta1", adam_beta1, "Adam beta1");
+    c.bind("adam_beta2", adam_beta2, "Adam beta2");
+    c.bind("adam_epsilon", adam_epsilon, "Adam epsilon (MLPerf v0.7 fixes it at 1e-9)");
+    c.bind("label_smoothing", label_smoothing, "label smoothing of the cross-entropy");
+    c.bind("beam_size", beam_size, "beam width of evaluation decoding");
+    c.bind("length_penalty_alpha", length_penalty_alpha, "alpha of the length penalty ((5 + length) / 6)^alpha");
+    c.bind("extra_decode_length", extra_decode_length, "decoding stops at the batch's longest source + this");
+    c.bind("eval_batch_size", eval_batch_size, "sentences per beam-search batch, per rank");
+    c.bind("eval_sentences", eval_sentences, "test sentences scored (0 = all)");
+    c.bind("bench_sentence_length", bench_sentence_length, "bench: tokens per random sentence");
+    c.bind("precision", precision, "fp32, or amp (fp16 autocast + loss scaling on CUDA, bf16 autocast on CPU)");
+    c.bind("device", device, "auto (a GPU per rank when there is one), cpu or cuda");
+    c.bind("target_bleu", target_bleu, "uncased BLEU (0..100) at which the run has converged");
+  }
+
+  void validate() const {
+    if (data_source != "wmt" && data_source != "synthetic")
+      throw UserError("key 'data_source' is '" + data_source + "'; expected wmt or synthetic");
+    if (data_source == "wmt" && data_path.empty())
+      throw UserError("key 'data_path' is empty; data_source wmt reads its folder from there "
+                      "(--set data_path=/path/to/wmt, or prepare one with `mlharness prepare`)");
+    if (synthetic_pairs < 1 || synthetic_dev_pairs < 0 || synthetic_test_pairs < 1 ||
+        synthetic_vocabulary_size < 100)
+      throw UserError("synthetic keys: pairs >= 1, dev_pairs >= 0, test_pairs >= 1, vocabulary_size >= 100");
+    if (vocabulary_size < 0) throw UserError("key 'vocabulary_size' must be >= 0 (0 = the data's)");
+    if (layers < 1 || model_size < 2 || feed_forward_size < 1 || heads < 1)
+      throw UserError("keys 'layers', 'model_size' (>= 2), 'feed_forward_size' and 'heads' must be positive");
+    if (model_size % heads != 0)
+      throw UserError("key 'model_size' (" + std::to_string(model_size) + ") must be a multiple of 'heads' (" +
+                      std::to_string(heads) + ")");
+    for (double p : {residual_dropout, attention_dropout, relu_dropout})
+      if (p < 0 || p >= 1) throw UserError("dropout keys must be in [0, 1)");
+    if (max_length < 2) throw UserError("key 'max_length' must be >= 2");
+    if (global_batch_size <= max_length)
+      throw UserError("key 'global_batch_size' (" + std::to_string(global_batch_size) +
+                      " tokens) must exceed 'max_length' (" + std::to_string(max_length) + ")");
+    wmt::parse_length_policy(length_policy, "length_policy");
+    if (learning_rate <= 0 || warmup_steps < 0) throw UserError("keys 'learning_rate' > 0 and 'warmup_steps' >= 0");
+    if (adam_beta1 < 0 || adam_beta1 >= 1 || adam_beta2 < 0 || adam_beta2 >= 1 || adam_epsilon <= 0)
+      throw UserError("keys 'adam_beta1' and 'adam_beta2' in [0, 1), 'adam_epsilon' > 0");
+    if (label_smoothing < 0 || label_smoothing >= 1) throw UserError("key 'label_smoothing' must be in [0, 1)");
+    if (beam_size < 1 || eval_batch_size < 1 || extra_decode_length < 0 || eval_sentences < 0)
+      throw UserError("keys 'beam_size', 'eval_batch_size' >= 1; 'extra_decode_length', 'eval_sentences' >= 0");
+    if (bench_sentence_length < 2) throw UserError("key 'bench_sentence_length' must be >= 2");
+    parse_precision(precision, "key 'precision'");
+    if (!(target_bleu > 0 && target_bleu < 100)) throw UserError("key 'target_bleu' must be in (0, 100)");
+  }
+
+  TransformerOptions model_options(int64_t vocabulary) const {
+    return TransformerOptions(vocabulary)
+        .layers(layers)
+        .model_size(model_size)
+        .feed_forward_size(feed_forward_size)
+        .heads(heads)
+        .residual_dropout(residual_dropout)
+        .attention_dropout(attention_dropout)
+        .relu_dropout(relu_dropout);
+  }
+};
+
+// The vocabulary a data folder holds: MLPerf's t2t subwords, else a prepared SentencePiece model.
+std::unique_ptr<wmt::SubwordCodec> open_codec(const fs::path& folder) {
+  if (!fs::is_directory(folder))
+    throw UserError("data folder " + folder.string() + " does not exist");
+  if (fs::exists(folder / wmt::kT2tVocabularyFile)) return wmt::load_t2t_subword_codec(folder / wmt::kT2tVocabularyFile);
+  if (fs::exists(folder / wmt::kSentencePieceModelFile))
+    return wmt::load_sentencepiece_codec(folder / wmt::kSentencePieceModelFile);
+  throw UserError(folder.string() + " holds no vocabulary: expected " + wmt::kT2tVocabularyFile +
+                  " (MLPerf's t2t subwords; copy " + wmt::kT2tShippedVocabularyFile + " there) or " +
+                  wmt::kSentencePieceModelFile + " (from `mlharness prepare`)");
+}
+
+// A distinct, rank-independent seed for the dropout of one gradient shard of one step, so one rank
+// or several draw the same masks for the same shard.
+uint64_t shard_seed(uint64_t seed, int64_t step, int64_t shard) {
+  uint64_t x = seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(step) * 0xBF58476D1CE4E5B9ULL +
+               static_cast<uint64_t>(shard) * 0x94D049BB133111EBULL;
+  x ^= x >> 31;
+  x *= 0xD6E8FEB86659FD39ULL;
+  return (x ^ (x >> 28)) & ((uint64_t{1} << 62) - 1);
+}
+
+torch::Tensor to_tensor(const wmt::PaddedIds& ids) {
+  return torch::from_blob(const_cast<int32_t*>(ids.ids.data()), {ids.rows, ids.columns}, torch::kInt)
+      .to(torch::kLong);
+}
+
+// The summed label-smoothed loss of one batch, forward in the configured precision.
+torch::Tensor batch_loss_sum(Transformer& model, const torch::Tensor& source, const torch::Tensor& target,
+                             double label_smoothing, Precision precision, const torch::Device& device) {
+  torch::Tensor logits;
+  {
+    AutocastScope autocast(precision, device);
+    logits = model->forward(source, target);
+  }
+  return smoothed_cross_entropy_sum(logits.to(torch::kFloat).reshape({-1, logits.size(-1)}), target.reshape({-1}),
+                                    label_smoothing);
+}
+
+// The Transformer's incremental decoding behind beam search's interface.
+class TransformerDecoder final : public IncrementalDecoder {
+ public:
+  TransformerDecoder(Transformer& model, const torch::Tensor& source, int64_t beam_size) : model_(model) {
+    auto [encoded, bias] = model_->encode(source);
+    state_ = model_->start_decoding(encoded.repeat_interleave(beam_size, 0), bias.repeat_interleave(beam_size, 0));
+  }
+  torch::Tensor next_log_probs(const torch::Tensor& last_tokens, int64_t step) override {
+    return model_->next_log_probs(last_tokens.to(state_.encoded.device()), step, state_).to(torch::kCPU);
+  }
+  void select_rows(const torch::Tensor& rows) override { state_.select_rows(rows.to(state_.encoded.device())); }
+
+ private:
+  Transformer& model_;
+  DecodingState state_;
+};
+
+// Beam search over `sources` (each ending in EOS), in batches of `batch` sentences.
+std::vector<wmt::TokenIds> translate(Transformer& model, const std::vector<const wmt::TokenIds*>& sources,
+                                     const BeamSearchOptions& base, int64_t extra_length, int64_t batch,
+                                     Precision precision, const torch::Device& device) {
+  std::vector<wmt::TokenIds> out;
+  for (size_t begin = 0; begin < sources.size(); begin += static_cast<size_t>(batch)) {
+    const size_t end = std::min(sources.size(), begin + static_cast<size_t>(batch));
+    size_t longest = 0;
+    for (size_t i = begin; i < end; ++i) longest = std::max(longest, sources[i]->size());
+    torch::Tensor source = torch::zeros({static_cast<int64_t>(end - begin), static_cast<int64_t>(longest)}, torch::kLong);
+    auto accessor = source.accessor<int64_t, 2>();
+    for (size_t i = begin; i < end; ++i)
+      for (size_t t = 0; t < sources[i]->size(); ++t) accessor[static_cast<int64_t>(i - begin)][static_cast<int64_t>(t)] = (*sources[i])[t];
+    AutocastScope autocast(precision, device);
+    TransformerDecoder decoder(model, source.to(device), base.beam_size);
+    BeamSearchOptions options = base;
+    options.max_length = static_cast<int64_t>(longest) + extra_length;
+    for (const BeamHypothesis& best : beam_search(decoder, static_cast<int64_t>(end - begin), options))
+      out.emplace_back(best.tokens.begin(), best.tokens.end());
+  }
+  return out;
+}
+
+class TransformerWorkload final : public Workload {
+ public:
+  std::string benchmark() const override { return "transformer"; }
+  void bind_settings(ConfigMap& config) override { settings_.bind(config); }
+  void validate_settings() const override { settings_.validate(); }
+
+  void prepare_data(const World& world, const std::string& data_root) override {
+    const TransformerSettings& s = settings_;
+    if (s.data_source == "wmt") {
+      folder_ = s.data_path;
+      return;
+    }
+    const std::string corpus = "wmt-synthetic-p" + std::to_string(s.synthetic_pairs) + "-d" +
+                               std::to_string(s.synthetic_data_seed);
+    folder_ = fs::path(data_root) / (corpus + "-v" + std::to_string(s.synthetic_vocabulary_size) + "-e" +
+                                     std::to_string(s.synthetic_dev_pairs) + "-t" +
+                                     std::to_string(s.synthetic_test_pairs));
+    if (!world.is_root() || fs::exists(folder_)) return;
+    const fs::path raw = fs::path(data_root) / (corpus + "-raw");
+    const fs::path source = raw / "train.en", target = raw / "train.de";
+    if (!fs::exists(target))
+      wmt::write_synthetic_parallel_corpus({s.synthetic_pairs, static_cast<uint64_t>(s.synthetic_data_seed)}, source,
+                                           target);
+    wmt::PrepareOptions options;
+    options.source_file = source;
+    options.target_file = target;
+    options.out_dir = folder_;
+    options.vocabulary_size = s.synthetic_vocabulary_size;
+    options.dev_pairs = s.synthetic_dev_pairs;
+    options.test_pairs = s.synthetic_test_pairs;
+    options.seed = static_cast<uint64_t>(s.synthetic_data_seed);
+    wmt::prepare_translation_data(options);
+  }
+
+  std::vector<std::string> data_files() const override {
+    std::vector<std::string> files;
+    std::error_code ignored;
+    for (const auto& entry : fs::directory_iterator(folder_, ignored))
+      if (entry.is_regular_file()) files.push_back(entry.path().string());
+    return files;
+  }
+
+  WorkloadInfo init(const RunContext& context) override {
+    world_ = &context.world;
+    seed_ = context.seed;
+    device_ = rank_device(*world_, settings_.device);
+    precision_ = parse_precision(settings_.precision, "key 'precision'");
+    load_data();
+
+    gradient_shards_ = resolve_gradient_shards(settings_.gradient_shards, world_->size(), "gradient_shards");
+    wmt::TokenBatchOptions batching;
+    batching.max_tokens_per_batch = settings_.global_batch_size;
+    batching.max_length = settings_.max_length;
+    batching.policy = wmt::parse_length_policy(settings_.length_policy, "length_policy");
+    batcher_ = std::make_unique<wmt::TokenBatcher>(train_pairs_, batching);
+    steps_per_epoch_ = static_cast<int64_t>(batcher_->epoch_batches(seed_, 1).size());
+
+    torch::manual_seed(seed_);
+    model_ = Transformer(settings_.model_options(model_vocabulary_));
+    model_->to(device_);
+    parameters_ = model_->parameters();
+    optimizer_ = std::make_unique<FusedAdam>(
+        parameters_, AdamOptions{0.0, settings_.adam_beta1, settings_.adam_beta2, settings_.adam_epsilon, 0.0});
+    gradient_ = std::make_unique<ShardedGradient>(parameters_, *world_);
+    gradient_->broadcast_parameters();
+    loss_scaler_ = std::make_unique<DynamicLossScaler>(DynamicLossScaler::needed(precision_, device_));
+    log_hyperparameters(context.logger);
+
+    WorkloadInfo info;
+    info.global_batch_size = settings_.global_batch_size;
+    info.train_samples = batcher_->kept_pairs();
+    info.eval_samples = static_cast<int64_t>(test_sources_.size());
+    for (const auto& p : parameters_) info.parameter_count += p.numel();
+    info.quality_name = "bleu/100";
+    info.target = settings_.target_bleu / 100.0;
+    info.precision = describe_precision(precision_, device_);
+    return info;
+  }
+
+  std::map<std::string, double> baselines() override {
+    return {{"copy-source baseline", wmt::t2t_corpus_bleu(test_sources_, test_references_) / 100.0}};
+  }
+
+  int64_t steps_per_epoch() const override { return steps_per_epoch_; }
+
+  TrainStats train_epoch(int64_t epoch, Progress& progress) override {
+    model_->train();
+    const int64_t per_rank = gradient_shards_ / world_->size();
+    double local_loss = 0;
+    int64_t epoch_tokens = 0;
+    for (const std::vector<int64_t>& batch : batcher_->epoch_batches(seed_, epoch)) {
+      int64_t global_tokens = 0;
+      for (int64_t kept : batch) global_tokens += batcher_->target_length(kept);
+      epoch_tokens += global_tokens;
+      const std::vector<std::vector<int64_t>> shards = wmt::split_into_shards(batch, gradient_shards_);
+      optimizer_->set_learning_rate(inverse_sqrt_learning_rate(settings_.learning_rate, settings_.model_size,
+                                                               settings_.warmup_steps, step_));
+      optimizer_->zero_grad();
+      const double loss_total = gradient_->compute(per_rank, [&](int64_t k) {
+        const int64_t shard = world_->rank() * per_rank + k;
+        const std::vector<int64_t>& pairs = shards[static_cast<size_t>(shard)];
+        if (pairs.empty()) return 0.0;
+        torch::manual_seed(shard_seed(seed_, step_, shard));
+        const torch::Tensor source = to_tensor(batcher_->padded_sources(pairs)).to(device_);
+        const torch::Tensor target = to_tensor(batcher_->padded_targets(pairs)).to(device_);
+        const torch::Tensor loss =
+            batch_loss_sum(model_, source, target, settings_.label_smoothing, precision_, device_);
+        loss_scaler_->scale_loss(loss / static_cast<double>(global_tokens)).backward();
+        return loss.item<double>();
+      });
+      loss_scaler_->step(parameters_, [&] { optimizer_->step(); });
+      ++step_;
+      local_loss += loss_total;
+      progress.step(static_cast<int64_t>(batch.size()), world_->allreduce_sum(loss_total) / global_tokens);
+    }
+    TrainStats stats;
+    stats.samples = batcher_->kept_pairs();
+    stats.mean_loss = world_->allreduce_sum(local_loss) / static_cast<double>(std::max<int64_t>(epoch_tokens, 1));
+    return stats;
+  }
+
+  Quality evaluate(int64_t /*epoch*/) override {
+    model_->eval();
+    torch::NoGradGuard no_grad;
+    // Batches of eval_batch_size sentences in length order, the same for any rank count (so each
+    // sentence is decoded with the same padding, and the score does not depend on the ranks);
+    // rank r decodes batches r, r + size, ...
+    std::vector<const wmt::TokenIds*> sources;
+    std::vector<size_t> sentences;
+    const size_t batch = static_cast<size_t>(settings_.eval_batch_size);
+    for (size_t first = static_cast<size_t>(world_->rank()) * batch; first < eval_order_.size();
+         first += static_cast<size_t>(world_->size()) * batch)
+      for (size_t i = first; i < std::min(eval_order_.size(), first + batch); ++i) {
+        sentences.push_back(eval_order_[i]);
+        sources.push_back(&test_ids_[eval_order_[i]]);
+      }
+    BeamSearchOptions options;
+    options.beam_size = settings_.beam_size;
+    options.length_penalty_alpha = settings_.length_penalty_alpha;
+    options.eos_id = wmt::kEosId;
+    const std::vector<wmt::TokenIds> outputs = translate(model_, sources, options, settings_.extra_decode_length,
+                                                         settings_.eval_batch_size, precision_, device_);
+    wmt::BleuStatistics local;
+    for (size_t i = 0; i < outputs.size(); ++i)
+      local.add(wmt::t2t_bleu_statistics(codec_->decode(outputs[i]), test_references_[sentences[i]]));
+    std::array<int64_t, wmt::BleuStatistics::kNumCounts> counts = local.counts();
+    for (int64_t& count : counts) count = std::llround(world_->allreduce_sum(static_cast<double>(count)));
+    const double bleu = wmt::t2t_bleu(wmt::BleuStatistics::from_counts(counts));
+    Quality quality;
+    quality.primary = "bleu/100";
+    quality.values["bleu/100"] = bleu / 100.0;
+    quality.values["bleu"] = bleu;
+    return quality;
+  }
+
+  std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override;
+
+ private:
+  void load_data() {
+    codec_ = open_codec(folder_);
+    const int64_t data_vocabulary = codec_->vocabulary_size();
+    model_vocabulary_ = settings_.vocabulary_size == 0 ? data_vocabulary : settings_.vocabulary_size;
+    if (data_vocabulary > model_vocabulary_)
+      throw UserError("the vocabulary " + codec_->describe() + " has " + std::to_string(data_vocabulary) +
+                      " ids, more than the model's embedding (vocabulary_size " + std::to_string(model_vocabulary_) +
+                      "); raise vocabulary_size or set it to 0");
+    train_pairs_.clear();
+    for (const fs::path& shard : wmt::encoded_shard_files(folder_, wmt::kEncodedPrefix, wmt::kTrainSplit)) {
+      std::vector<wmt::EncodedPair> pairs = wmt::read_encoded_examples(shard, data_vocabulary);
+      train_pairs_.insert(train_pairs_.end(), std::make_move_iterator(pairs.begin()), std::make_move_iterator(pairs.end()));
+    }
+    wmt::ParallelText test = wmt::read_parallel_text(folder_ / wmt::kTestSourceFile, folder_ / wmt::kTestReferenceFile);
+    if (settings_.eval_sentences > 0 && static_cast<int64_t>(test.source.size()) > settings_.eval_sentences) {
+      test.source.resize(static_cast<size_t>(settings_.eval_sentences));
+      test.target.resize(static_cast<size_t>(settings_.eval_sentences));
+    }
+    test_sources_ = std::move(test.source);
+    test_references_ = std::move(test.target);
+    test_ids_.clear();
+    for (const std::string& line : test_sources_) test_ids_.push_back(codec_->encode(line));
+    eval_order_.resize(test_ids_.size());
+    for (size_t i = 0; i < eval_order_.size(); ++i) eval_order_[i] = i;
+    std::stable_sort(eval_order_.begin(), eval_order_.end(),
+                     [&](size_t a, size_t b) { return test_ids_[a].size() < test_ids_[b].size(); });
+  }
+
+  void log_hyperparameters(MLLogger& log) const {
+    const TransformerSettings& s = settings_;
+    log.event(keys::kOptName, "adam");
+    log.event(keys::kOptBaseLearningRate, s.learning_rate);
+    log.event(keys::kOptLearningRateWarmupSteps, s.warmup_steps);
+    log.event(keys::kOptAdamBeta1, s.adam_beta1);
+    log.event(keys::kOptAdamBeta2, s.adam_beta2);
+    log.event(keys::kOptAdamEpsilon, s.adam_epsilon);
+    log.event(keys::kMaxSequenceLength, s.max_length, {{keys::kMetaMethod, s.length_policy}});
+    log.event("label_smoothing", s.label_smoothing);
+    log.event(keys::kEvalTarget, s.target_bleu / 100.0);
+  }
+
+  TransformerSettings settings_;
+  fs::path folder_;
+  const World* world_ = nullptr;
+  uint64_t seed_ = 0;
+  torch::Device device_{torch::kCPU};
+  Precision precision_ = Precision::kFp32;
+  std::unique_ptr<wmt::SubwordCodec> codec_;
+  int64_t model_vocabulary_ = 0;
+  std::vector<wmt::EncodedPair> train_pairs_;
+  std::vector<std::string> test_sources_, test_references_;
+  std::vector<wmt::TokenIds> test_ids_;
+  std::vector<size_t> eval_order_;
+  std::unique_ptr<wmt::TokenBatcher> batcher_;
+  int64_t steps_per_epoch_ = 0;
+  int64_t gradient_shards_ = 1;
+  Transformer model_{nullptr};
+  std::vector<torch::Tensor> parameters_;
+  std::unique_ptr<FusedAdam> optimizer_;
+  std::unique_ptr<ShardedGradient> gradient_;
+  std::unique_ptr<DynamicLossScaler> loss_scaler_;
+  int64_t step_ = 0;
+};
+
+// Training: one step on random sentences of bench_sentence_length tokens, batch = tokens per side.
+// Inference: beam search over batch random sentences, decoding exactly bench_sentence_length steps.
+class TransformerBenchStep final : public BenchStep {
+ public:
+  TransformerBenchStep(const TransformerSettings& s, const BenchSpec& spec, const World& world)
+      : inference_(spec.mode == BenchMode::kInference),
+        device_(rank_device(world, s.device)),
+        precision_(parse_precision(spec.precision, "bench precision")),
+        loss_scaler_(DynamicLossScaler::needed(precision_, device_)),
+        length_(s.bench_sentence_length),
+        label_smoothing_(s.label_smoothing) {
+    if (spec.mode == BenchMode::kLoader)
+      throw UserError("transformer has no --loader bench (its batches are read into memory at init)");
+    if (spec.channels_last) throw UserError("--channels-last is for image workloads; transformer has no such layout");
+    // The data's vocabulary is not read for a bench: the synthetic one's size, else MLPerf's.
+    const int64_t vocabulary = s.vocabulary_size > 0          ? s.vocabulary_size
+                               : s.data_source == "synthetic" ? s.synthetic_vocabulary_size
+                                                              : kReferenceVocabularySize;
+    rows_ = inference_ ? spec.batch_size : spec.batch_size / length_;
+    if (rows_ < 1)
+      throw UserError("bench batch " + std::to_string(spec.batch_size) + " tokens is below one sentence of " +
+                      std::to_string(length_) + " tokens (bench_sentence_length)");
+    torch::manual_seed(0);
+    model_ = Transformer(s.model_options(vocabulary));
+    model_->to(device_);
+    parameters_ = model_->parameters();
+    optimizer_ = std::make_unique<FusedAdam>(parameters_, AdamOptions{1e-4, s.adam_beta1, s.adam_beta2, s.adam_epsilon, 0.0});
+    reducer_ = std::make_unique<GradientAllReducer>(parameters_, world);
+    // Random ids of the real vocabulary (no padding), each sentence ending in EOS.
+    source_ = torch::randint(2, vocabulary, {rows_, length_}, torch::kLong);
+    source_.select(1, length_ - 1).fill_(wmt::kEosId);
+    target_ = torch::randint(2, vocabulary, {rows_, length_}, torch::kLong);
+    target_.select(1, length_ - 1).fill_(wmt::kEosId);
+    source_ = source_.to(device_);
+    target_ = target_.to(device_);
+    beam_.beam_size = s.beam_size;
+    beam_.length_penalty_alpha = s.length_penalty_alpha;
+    beam_.eos_id = -1;  // never finishes early: every step decodes the same work
+    beam_.max_length = length_;
+  }
+  void run() override {
+    if (inference_) {
+      model_->eval();
+      torch::NoGradGuard no_grad;
+      AutocastScope autocast(precision_, device_);
+      TransformerDecoder decoder(model_, source_, beam_.beam_size);
+      beam_search(decoder, rows_, beam_);
+      return;
+    }
+    model_->train();
+    optimizer_->zero_grad();
+    const torch::Tensor loss =
+        batch_loss_sum(model_, source_, target_, label_smoothing_, precision_, device_) / (rows_ * length_);
+    loss_scaler_.scale_loss(loss).backward();
+    reducer_->allreduce_sum();
+    loss_scaler_.step(parameters_, [&] { optimizer_->step(); });
+  }
+  int64_t samples_per_step() const override { return inference_ ? rows_ : rows_ * length_; }
+  std::string sample_unit() const override { return inference_ ? "sentences" : "tokens"; }
+  void synchronize() override { synchronize_device(device_); }
+  std::string device_used() const override { return device_name(device_); }
+  std::string precision_used() const override { return describe_precision(precision_, device_); }
+
+ private:
+  bool inference_;
+  torch::Device device_;
+  Precision precision_;
+  DynamicLossScaler loss_scaler_;
+  int64_t length_;
+  double label_smoothing_;
+  int64_t rows_ = 0;
+  Transformer model_{nullptr};
+  std::vector<torch::Tensor> parameters_;
+  std::unique_ptr<FusedAdam> optimizer_;
+  std::unique_ptr<GradientAllReducer> reducer_;
+  torch::Tensor source_, target_;
+  BeamSearchOptions beam_;
+};
+
+std::unique_ptr<BenchStep> TransformerWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
+  return std::make_unique<TransformerBenchStep>(settings_, spec, world);
+}
+
+}  // namespace
+
+MLH_REGISTER_WORKLOAD("transformer", "Transformer-big English-German translation, uncased BLEU (MLPerf)",
+                      TransformerWorkload);
+
+}  // namespace mlh::transformer
