@@ -61,6 +61,7 @@ inline constexpr const char* kEffectiveConfig = "mlharness_effective_config";
 inline constexpr const char* kModelParameterCount = "mlharness_model_parameter_count";
 inline constexpr const char* kQualityBaseline = "mlharness_quality_baseline";
 inline constexpr const char* kTrainThroughput = "mlharness_train_samples_per_second";
+inline constexpr const char* kTrainLoss = "mlharness_train_loss";  // an epoch's mean, all ranks
 inline constexpr const char* kPrecision = "mlharness_precision";  // what fp32 / amp meant on this device
 
 // Metadata field names.

@@ -190,6 +190,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
       progress.end_epoch();
       logger.end(keys::kEpochStop, {{keys::kMetaEpochNum, epoch}});
       logger.event(keys::kTrainThroughput, progress.epoch_samples_per_second(), {{keys::kMetaEpochNum, epoch}});
+      logger.event(keys::kTrainLoss, stats.mean_loss, {{keys::kMetaEpochNum, epoch}});
       if (!std::isfinite(stats.mean_loss)) {
         abort_reason = "non-finite training loss in epoch " + std::to_string(epoch);
         logger.end(keys::kBlockStop, {{keys::kMetaFirstEpochNum, block_first}});

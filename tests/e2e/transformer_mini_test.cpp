@@ -1,8 +1,9 @@
 // Checks of the Transformer mini runs that ctest makes first (tests/e2e/CMakeLists.txt): on one
 // rank it reaches its BLEU target with the transformer keys of the 0.7.0 rules, far above the BLEU
 // of copying the source; two ranks at the same global batch train as one rank with the same thread
-// count (one each): dropout is drawn per gradient shard, the shards' gradients are summed in one
-// order, and evaluation decodes the same batches whatever the rank count.
+// count (one each), bitwise: dropout is drawn per gradient shard, the shards' gradients are summed in
+// one order, and evaluation decodes the same batches whatever the rank count. (Other thread counts
+// round sums differently, so a two-thread rank drifts from them by rounding.)
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -55,17 +56,18 @@ TEST(TransformerMini, ReachesItsBleuTargetFarAboveCopyingTheSource) {
 }
 
 TEST(TransformerMini, TwoRanksMatchOneRank) {
-  // Both runs stop after their first epoch.
-  const auto one = eval_accuracies(records_of("transformer_np1_one_core_seed1"));
+  // Both runs stop after their first epoch, on a smaller corpus than the full run's.
+  const auto one_records = records_of("transformer_np1_one_core_seed1");
+  const auto one = eval_accuracies(one_records);
   const auto records = records_of("transformer_np2_seed1");
   const auto two = eval_accuracies(records);
   ASSERT_EQ(one.size(), 1u);
   ASSERT_EQ(two.size(), 1u);
   EXPECT_EQ(one[0], two[0]);
-  // And near the two-thread run's first epoch (other thread counts round sums differently).
-  const auto two_threads = eval_accuracies(records_of("transformer_np1_seed1"));
-  ASSERT_FALSE(two_threads.empty());
-  EXPECT_NEAR(two_threads[0], two[0], 0.02);
+  const LogRecord* one_loss = find(one_records, "mlharness_train_loss");
+  const LogRecord* two_loss = find(records, "mlharness_train_loss");
+  ASSERT_TRUE(one_loss && two_loss);
+  EXPECT_EQ(one_loss->value.get<double>(), two_loss->value.get<double>());
   int run_starts = 0;
   for (const auto& r : records) run_starts += r.key == "run_start";
   EXPECT_EQ(run_starts, 1) << "only rank 0 logs";

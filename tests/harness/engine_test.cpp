@@ -141,6 +141,15 @@ TEST_F(EngineTest, StopsAtTheFirstEvaluationThatReachesTheTarget) {
   }
   EXPECT_EQ(throughput_epochs, (std::vector<int64_t>{1, 2, 3}));
   EXPECT_EQ(steady, 1);
+
+  // The training loss of every epoch, as the workload reported it.
+  std::vector<int64_t> loss_epochs;
+  for (const auto& r : records) {
+    if (r.key != "mlharness_train_loss") continue;
+    loss_epochs.push_back(r.metadata["epoch_num"].get<int64_t>());
+    EXPECT_TRUE(r.value.is_number());
+  }
+  EXPECT_EQ(loss_epochs, (std::vector<int64_t>{1, 2, 3}));
 }
 
 TEST_F(EngineTest, LogHasEveryKeyTheCommonRulesRequireInOrder) {
