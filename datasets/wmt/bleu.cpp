@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "compliance/user_error.h"
+#include "datasets/wmt/utf8.h"
 
 namespace mlh::wmt {
 namespace {
@@ -24,46 +25,13 @@ std::string describe(const char* role, size_t line) {
   return where;
 }
 
-// Strict UTF-8 (no overlong forms, surrogates or code points above U+10FFFF), as Python decodes.
+// Strict UTF-8, as Python decodes.
 CodePoints decode_utf8(const std::string& text, const char* role, size_t line = 0) {
   CodePoints out;
-  out.reserve(text.size());
-  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
-  const auto length = static_cast<int32_t>(text.size());
-  int32_t i = 0;
-  while (i < length) {
-    const int32_t start = i;
-    UChar32 c;
-    U8_NEXT(bytes, i, length, c);
-    if (c < 0) {
-      throw UserError(describe(role, line) + ": invalid UTF-8 at byte " +
-                      std::to_string(start + 1) +
-                      "; BLEU reads UTF-8 text (convert it, e.g. with iconv)");
-    }
-    out.push_back(static_cast<char32_t>(c));
-  }
-  return out;
-}
-
-std::string encode_utf8(const char32_t* begin, const char32_t* end) {
-  std::string out;
-  for (const char32_t* p = begin; p != end; ++p) {
-    const char32_t c = *p;
-    if (c < 0x80) {
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else if (c < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    }
+  size_t bad_offset = 0;
+  if (!wmt::decode_utf8(text, out, bad_offset)) {
+    throw UserError(describe(role, line) + ": invalid UTF-8 at byte " + std::to_string(bad_offset + 1) +
+                    "; BLEU reads UTF-8 text (convert it, e.g. with iconv)");
   }
   return out;
 }
@@ -174,7 +142,7 @@ std::vector<std::string> split_tokens(const CodePoints& text) {
     while (i < text.size() && is_python_space(text[i])) ++i;
     const size_t start = i;
     while (i < text.size() && !is_python_space(text[i])) ++i;
-    if (i > start) tokens.push_back(encode_utf8(text.data() + start, text.data() + i));
+    if (i > start) tokens.push_back(to_utf8(std::u32string_view(text.data() + start, i - start)));
   }
   return tokens;
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "compliance/user_error.h"
+#include "datasets/wmt/utf8.h"
 
 namespace mlh::wmt {
 namespace {
@@ -32,50 +33,6 @@ constexpr std::u32string_view kReservedEos[] = {U"<EOS>_", U"<EOS>"};
 
 bool is_alphanumeric(char32_t c) {
   return (U_GET_GC_MASK(static_cast<UChar32>(c)) & (U_GC_L_MASK | U_GC_N_MASK)) != 0;
-}
-
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out.push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
-}
-
-std::string to_utf8(std::u32string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char32_t c : text) append_utf8(out, c);
-  return out;
-}
-
-// Code points of `text`, or the byte offset of the first invalid UTF-8 sequence.
-bool decode_utf8(std::string_view text, std::u32string& out, size_t& bad_offset) {
-  out.clear();
-  out.reserve(text.size());
-  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
-  const auto length = static_cast<int32_t>(text.size());
-  for (int32_t i = 0; i < length;) {
-    const int32_t start = i;
-    UChar32 c = 0;
-    U8_NEXT(bytes, i, length, c);
-    if (c < 0) {
-      bad_offset = static_cast<size_t>(start);
-      return false;
-    }
-    out.push_back(static_cast<char32_t>(c));
-  }
-  return true;
 }
 
 std::string code_point_name(char32_t c) {
