@@ -4,7 +4,10 @@
 // multiplies and every data pipeline calls them per sample.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace mlh {
 
@@ -28,6 +31,26 @@ inline uint64_t keyed_random(uint64_t key, uint64_t index) {
 
 inline uint64_t counter_random(uint64_t seed, uint64_t stream, uint64_t index) {
   return keyed_random(stream_key(seed, stream), index);
+}
+
+// A uniform draw in [0, bound) from the stream `key`, starting at draw `draw` and advancing it past
+// the draws used (rejection sampling, so unbiased).
+inline uint64_t keyed_uniform_below(uint64_t key, uint64_t& draw, uint64_t bound) {
+  const uint64_t rejection_threshold = (0 - bound) % bound;  // 2^64 mod bound
+  for (;;) {
+    const uint64_t value = keyed_random(key, draw++);
+    if (value >= rejection_threshold) return value % bound;
+  }
+}
+
+// Fisher-Yates shuffle of `items` with the draws of the stream `key`.
+template <class T>
+void keyed_shuffle(std::vector<T>& items, uint64_t key) {
+  uint64_t draw = 0;
+  for (std::size_t i = items.size(); i > 1; --i) {
+    const auto j = static_cast<std::size_t>(keyed_uniform_below(key, draw, i));
+    std::swap(items[i - 1], items[j]);
+  }
 }
 
 // The top 53 bits of `bits` as a double in [0, 1).

@@ -57,14 +57,6 @@ std::vector<int64_t> bucket_limits_for(const TokenBatchOptions& options) {
   return limits;
 }
 
-uint64_t uniform_below(uint64_t key, uint64_t& draw, uint64_t bound) {
-  const uint64_t rejection_threshold = (0 - bound) % bound;  // 2^64 mod bound
-  for (;;) {
-    const uint64_t value = keyed_random(key, draw++);
-    if (value >= rejection_threshold) return value % bound;
-  }
-}
-
 }  // namespace
 
 LengthPolicy parse_length_policy(const std::string& text, const std::string& key) {
@@ -123,12 +115,7 @@ std::vector<std::vector<int64_t>> TokenBatcher::epoch_batches(uint64_t seed, int
   const int64_t count = kept_pairs();
   std::vector<int64_t> order(static_cast<size_t>(count));
   std::iota(order.begin(), order.end(), int64_t{0});
-  const uint64_t key = stream_key(seed, static_cast<uint64_t>(epoch) << 8 | kEpochOrderStream);
-  uint64_t draw = 0;
-  for (int64_t i = count - 1; i > 0; --i) {
-    const auto j = static_cast<int64_t>(uniform_below(key, draw, static_cast<uint64_t>(i) + 1));
-    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
-  }
+  keyed_shuffle(order, stream_key(seed, static_cast<uint64_t>(epoch) << 8 | kEpochOrderStream));
 
   std::vector<std::vector<int64_t>> batches;
   std::vector<std::vector<int64_t>> windows(bucket_limits_.size());

@@ -114,6 +114,62 @@ TEST(BeamSearch, StopsAtMaxLengthWithTheBestAliveHypothesis) {
   EXPECT_EQ(beam_search(model, 1, options)[0].tokens, (std::vector<int64_t>{2, 2, 2, 2}));
 }
 
+// Tokens {0 = start, 1 = EOS, 2 = a, 3 = b} over a two-word source. First "a" (0.55) or "b" (0.45),
+// attending half to each source word; then EOS, where "a" attends only the first word again (its
+// coverage ends at [1, 0.5]) and "b" the second half of each (coverage [1, 1]).
+class AttendingDecoder final : public IncrementalDecoder {
+ public:
+  explicit AttendingDecoder(int64_t rows) : firsts_(static_cast<size_t>(rows), 0) {}
+  torch::Tensor next_log_probs(const torch::Tensor& last_tokens, int64_t step) override {
+    const int64_t rows = last_tokens.size(0);
+    torch::Tensor p = torch::full({rows, 4}, 1e-30, torch::kFloat);
+    attention_ = torch::full({rows, 2}, 0.5, torch::kFloat);
+    for (int64_t r = 0; r < rows; ++r) {
+      if (step == 0) {
+        p[r][2] = 0.55;
+        p[r][3] = 0.45;
+        continue;
+      }
+      if (step == 1) firsts_[static_cast<size_t>(r)] = last_tokens[r].item<int64_t>();
+      p[r][1] = 1.0;
+      if (firsts_[static_cast<size_t>(r)] == 2) attention_[r][1] = 0.0;
+    }
+    return p.log();
+  }
+  void select_rows(const torch::Tensor& rows) override {
+    std::vector<int64_t> next;
+    for (int64_t i = 0; i < rows.size(0); ++i) next.push_back(firsts_[static_cast<size_t>(rows[i].item<int64_t>())]);
+    firsts_ = std::move(next);
+    attention_ = attention_.index_select(0, rows);
+  }
+  torch::Tensor last_attention() override { return attention_; }
+
+ private:
+  std::vector<int64_t> firsts_;
+  torch::Tensor attention_;
+};
+
+TEST(BeamSearch, CoveragePenaltyPrefersTheHypothesisThatCoversTheSource) {
+  BeamSearchOptions options;
+  options.beam_size = 2;
+  options.length_penalty_alpha = 0.0;
+  options.max_length = 5;
+  AttendingDecoder plain(2);
+  EXPECT_EQ(beam_search(plain, 1, options)[0].tokens, (std::vector<int64_t>{2}));
+  // "a": log 0.55 + log(min(1, 1)) + log 0.5 = -1.291; "b": log 0.45 + 0 = -0.799.
+  options.coverage_penalty_beta = 1.0;
+  AttendingDecoder covered(2);
+  const BeamHypothesis best = beam_search(covered, 1, options)[0];
+  EXPECT_EQ(best.tokens, (std::vector<int64_t>{3}));
+  EXPECT_NEAR(best.score, std::log(0.45), 1e-5);
+}
+
+TEST(CoveragePenalty, CountsPartlyAttendedPositionsOnly) {
+  // Unattended positions (log 0) count 0, positions over 1 are capped at log 1 = 0.
+  const torch::Tensor coverage = torch::tensor({0.0, 0.5, 1.0, 2.5}, torch::kFloat);
+  EXPECT_NEAR(coverage_penalty(coverage, 0.1).item<double>(), 0.1 * std::log(0.5), 1e-6);
+}
+
 TEST(LengthPenalty, IsTheGnmtFormula) {
   EXPECT_DOUBLE_EQ(length_penalty(1, 0.6), 1.0);
   EXPECT_NEAR(length_penalty(7, 0.6), std::pow(2.0, 0.6), 1e-12);

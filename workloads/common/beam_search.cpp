@@ -17,6 +17,11 @@ double length_penalty(int64_t length, double alpha) {
   return std::pow((5.0 + static_cast<double>(length)) / 6.0, alpha);
 }
 
+torch::Tensor coverage_penalty(const torch::Tensor& coverage, double beta) {
+  const torch::Tensor log_coverage = coverage.clamp(0.0, 1.0).log();
+  return beta * log_coverage.masked_fill(coverage.le(0.0), 0.0).sum(-1);
+}
+
 std::vector<BeamHypothesis> beam_search(IncrementalDecoder& decoder, int64_t sentences,
                                         const BeamSearchOptions& options) {
   MLH_ASSERT(options.beam_size >= 1 && options.max_length >= 1);
@@ -35,6 +40,9 @@ std::vector<BeamHypothesis> beam_search(IncrementalDecoder& decoder, int64_t sen
   torch::Tensor finished_scores = torch::full({batch, beam}, -kInfinity, torch::kFloat);
   torch::Tensor finished_flags = torch::zeros({batch, beam}, torch::kBool);
   const torch::Tensor sentence_offsets = (torch::arange(batch, long_options) * beam).unsqueeze(1);
+  // Attention summed over the steps of each alive hypothesis [batch, beam, source length].
+  const bool coverage = options.coverage_penalty_beta > 0;
+  torch::Tensor alive_coverage;
 
   for (int64_t step = 0; step < options.max_length; ++step) {
     // Stop when, for every sentence, the worst finished beats the best alive at its best length.
@@ -57,6 +65,14 @@ std::vector<BeamHypothesis> beam_search(IncrementalDecoder& decoder, int64_t sen
                     top_ids.unsqueeze(2)},
                    2);
     const torch::Tensor top_finished = top_ids.eq(options.eos_id);
+    torch::Tensor top_coverage;  // [batch, candidates, source length]
+    if (coverage) {
+      const torch::Tensor attention = decoder.last_attention().to(torch::kCPU, torch::kFloat);
+      MLH_ASSERT(attention.defined() && attention.size(0) == batch * beam);
+      torch::Tensor summed = attention.view({batch, beam, attention.size(1)});
+      if (alive_coverage.defined()) summed = summed + alive_coverage;
+      top_coverage = summed.gather(1, top_beams.unsqueeze(2).expand({batch, candidates, summed.size(2)}));
+    }
 
     // Alive: the best `beam` that did not end.
     const torch::Tensor alive_candidates = top_log_probs + top_finished.to(torch::kFloat) * -kInfinity;
@@ -64,13 +80,15 @@ std::vector<BeamHypothesis> beam_search(IncrementalDecoder& decoder, int64_t sen
     alive_seq = top_seq.gather(1, alive_pick.unsqueeze(2).expand({batch, beam, top_seq.size(2)}));
     alive_log_probs = next_alive_log_probs;
     const torch::Tensor source_beams = top_beams.gather(1, alive_pick);
+    if (coverage)
+      alive_coverage = top_coverage.gather(1, alive_pick.unsqueeze(2).expand({batch, beam, top_coverage.size(2)}));
     decoder.select_rows((source_beams + sentence_offsets).reshape({-1}));
     last_tokens = alive_seq.select(2, step).reshape({-1}).contiguous();
 
     // Finished: the best `beam` of the old finished and the ones that just ended.
     const double penalty = length_penalty(step + 1, options.length_penalty_alpha);
-    const torch::Tensor new_scores =
-        top_log_probs / penalty + (~top_finished).to(torch::kFloat) * -kInfinity;
+    torch::Tensor new_scores = top_log_probs / penalty + (~top_finished).to(torch::kFloat) * -kInfinity;
+    if (coverage) new_scores = new_scores + coverage_penalty(top_coverage, options.coverage_penalty_beta);
     const torch::Tensor padded_finished =
         torch::cat({finished_seq, torch::zeros({batch, beam, 1}, long_options)}, 2);
     const torch::Tensor all_seq = torch::cat({padded_finished, top_seq}, 1);
