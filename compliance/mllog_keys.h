@@ -42,6 +42,13 @@ inline constexpr const char* kOptAdamEpsilon = "opt_adam_epsilon";
 inline constexpr const char* kOptWeightDecay = "opt_weight_decay";
 inline constexpr const char* kOptLearningRateWarmupSteps = "opt_learning_rate_warmup_steps";
 inline constexpr const char* kOptLearningRateWarmupEpochs = "opt_learning_rate_warmup_epochs";
+// GNMT's step schedule (0.7.0 closed_gnmt.yaml).
+inline constexpr const char* kOptLearningRateAltDecayFunc = "opt_learning_rate_alt_decay_func";
+inline constexpr const char* kOptLearningRateAltWarmupFunc = "opt_learning_rate_alt_warmup_func";
+inline constexpr const char* kOptLearningRateDecayFactor = "opt_learning_rate_decay_factor";
+inline constexpr const char* kOptLearningRateDecayInterval = "opt_learning_rate_decay_interval";
+inline constexpr const char* kOptLearningRateDecaySteps = "opt_learning_rate_decay_steps";
+inline constexpr const char* kOptLearningRateRemainSteps = "opt_learning_rate_remain_steps";
 
 // NCF (names from the v0.5 NCF tag set, kept as mlharness's NCF hyperparameter keys).
 inline constexpr const char* kPreprocHpMinRatings = "preproc_hp_min_ratings";

@@ -151,6 +151,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     result.set_precision(info.precision);
     result.set_quality_name(info.quality_name);
     result.set_quality_target(info.target);
+    for (const auto& [name, value] : info.schedule) (*result.mutable_schedule())[name] = value;
 
     std::string baseline_text;
     for (const auto& [name, value] : workload.baselines()) {

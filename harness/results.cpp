@@ -60,11 +60,12 @@ std::string format_run_summary(const proto::RunResult& r) {
   const double value = quality == r.final_quality().end() ? 0.0 : quality->second;
   if (r.converged()) {
     std::snprintf(text, sizeof text,
-                  "%s seed %llu: reached %s %.4f (target %.4f) in %lld epochs; time to train %.1f s; "
-                  "%.0f train samples/s\n",
+                  "%s seed %llu: reached %s %.4f (target %.4f) in %lld epochs at global batch %lld; time to "
+                  "train %.1f s; %.0f train samples/s\n",
                   r.workload().c_str(), static_cast<unsigned long long>(r.seed()), r.quality_name().c_str(),
                   value, r.quality_target(), static_cast<long long>(r.epochs_to_converge()),
-                  r.time_to_train_seconds(), r.train_samples_per_second());
+                  static_cast<long long>(r.global_batch_size()), r.time_to_train_seconds(),
+                  r.train_samples_per_second());
   } else {
     std::snprintf(text, sizeof text,
                   "%s seed %llu: did NOT converge (%s); last %s %.4f (target %.4f); run time %.1f s; "

@@ -41,6 +41,10 @@ struct WorkloadInfo {
   std::string quality_name;       // the primary Quality key
   double target = 0;              // the primary quality the run must reach
   std::string precision = "fp32";
+  // The learning-rate schedule as this run resolved it, in steps where the schedule counts steps
+  // (e.g. GNMT's warmup_steps, remain_steps, decay_interval), for the run record: with a per-rank
+  // batch, the steps per epoch, and so epochs to converge, depend on the rank count.
+  std::map<std::string, double> schedule;
 };
 
 // What every workload call may use; owned by the engine.

@@ -40,7 +40,7 @@ usage:
   mlharness [run] --workload NAME [--config NAME|PATH] [--seed N] [--set KEY=VALUE]... [options]
   mlharness bench --workload NAME [--batch-sizes B1,B2,..] [--precision fp32,amp] [--channels-last]
                   [--inference | --loader] [options]
-  mlharness prepare --workload transformer --src train.en --tgt train.de --out DIR [prepare options]
+  mlharness prepare --workload transformer|gnmt --src train.en --tgt train.de --out DIR [prepare options]
   mlharness list
   mlharness --workload NAME --help          also lists the workload's config keys
 
@@ -104,10 +104,11 @@ po::options_description prepare_options() {
       ("src", po::value<std::string>(), "source-language text, one sentence per line (UTF-8)")
       ("tgt", po::value<std::string>(), "its translations, line by line")
       ("out", po::value<std::string>(), "the data folder to write (must not exist, or be empty)")
-      ("vocabulary-size", po::value<int64_t>()->default_value(32768), "SentencePiece vocabulary size (a soft limit)")
+      ("vocabulary-size", po::value<int64_t>()->default_value(32768), "transformer: SentencePiece vocabulary size (a soft limit)")
+      ("bpe-merges", po::value<int64_t>()->default_value(32000), "gnmt: BPE merges learned (the reference: 32000)")
       ("dev-pairs", po::value<int64_t>()->default_value(3000), "pairs held out as the dev split")
       ("test-pairs", po::value<int64_t>()->default_value(3003), "pairs held out as the BLEU test set")
-      ("seed", po::value<std::string>()->default_value("1"), "seed of the held-out draw and the SentencePiece sample");
+      ("seed", po::value<std::string>()->default_value("1"), "seed of the held-out draw (and the SentencePiece sample)");
   return options;
 }
 
@@ -222,15 +223,18 @@ int run_command(const po::variables_map& vars) {
 int prepare_command(const po::variables_map& vars) {
   const std::string workload = require_workload(vars);
   WorkloadRegistry::instance().create(workload);
-  if (workload != "transformer")
-    throw UserError("prepare writes translation data folders (workload transformer), not data for '" + workload + "'");
+  if (workload != "transformer" && workload != "gnmt")
+    throw UserError("prepare writes translation data folders (workloads transformer and gnmt), not data for '" +
+                    workload + "'");
   for (const char* name : {"src", "tgt", "out"})
     if (!vars.count(name)) throw UserError(std::string("prepare needs --") + name + " (see --help)");
   wmt::PrepareOptions options;
   options.source_file = vars["src"].as<std::string>();
   options.target_file = vars["tgt"].as<std::string>();
   options.out_dir = vars["out"].as<std::string>();
+  options.format = workload == "gnmt" ? wmt::TranslationFormat::kGnmt : wmt::TranslationFormat::kTransformer;
   options.vocabulary_size = vars["vocabulary-size"].as<int64_t>();
+  options.bpe_merges = vars["bpe-merges"].as<int64_t>();
   options.dev_pairs = vars["dev-pairs"].as<int64_t>();
   options.test_pairs = vars["test-pairs"].as<int64_t>();
   options.seed = parse_seed(vars["seed"].as<std::string>());

@@ -26,3 +26,17 @@ inline constexpr char kTestSourceFile[] = "newstest2014.en";
 inline constexpr char kTestReferenceFile[] = "newstest2014.de";
 
 }  // namespace mlh::wmt
+
+// The MLPerf GNMT data folder (rnn_translator download_dataset.sh, seq2seq/data/config.py): Moses-
+// tokenised, BPE-segmented text ("@@ " joins pieces of a word), one sentence per line, and the raw
+// test reference. `mlharness prepare --workload gnmt` writes the same names whatever its merge count.
+namespace mlh::wmt::gnmt_layout {
+inline constexpr char kTrainSource[] = "train.tok.clean.bpe.32000.en";
+inline constexpr char kTrainTarget[] = "train.tok.clean.bpe.32000.de";
+inline constexpr char kDevSource[] = "newstest_dev.tok.clean.bpe.32000.en";
+inline constexpr char kDevTarget[] = "newstest_dev.tok.clean.bpe.32000.de";
+inline constexpr char kTestSource[] = "newstest2014.tok.bpe.32000.en";
+inline constexpr char kTestReference[] = "newstest2014.de";  // raw text, the BLEU reference
+inline constexpr char kVocabulary[] = "vocab.bpe.32000";     // one BPE token per line, no specials
+inline constexpr char kBpeCodes[] = "bpe.32000";             // the merges (subword-nmt codes file)
+}  // namespace mlh::wmt::gnmt_layout

@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <memory>
+#include <sstream>
 #include <system_error>
 #include <utility>
 #include <vector>
 
 #include "compliance/user_error.h"
 #include "datasets/counter_random.h"
+#include "datasets/wmt/bpe_codes.h"
 #include "datasets/wmt/layout.h"
+#include "datasets/wmt/moses_text.h"
 #include "datasets/wmt/parallel_text.h"
 #include "datasets/wmt/sentencepiece_codec.h"
 #include "datasets/wmt/tfrecord.h"
@@ -30,6 +33,10 @@ void check_options(const PrepareOptions& options) {
   if (options.test_pairs < 0) {
     throw UserError("prepare: test_pairs is " + std::to_string(options.test_pairs) +
                     "; set it to 0 or more");
+  }
+  if (options.format == TranslationFormat::kGnmt && options.bpe_merges < 1) {
+    throw UserError("prepare: bpe_merges is " + std::to_string(options.bpe_merges) +
+                    "; set it to 1 or more (the reference learns 32000)");
   }
   std::error_code error;
   if (fs::exists(options.out_dir, error)) {
@@ -115,6 +122,88 @@ void create_folder(const fs::path& folder) {
   if (error) throw UserError(folder.string() + ": cannot be created (" + error.message() + ")");
 }
 
+// SentencePiece + TFRecords (the transformer's folder).
+void write_transformer_folder(const ParallelText& text, const Split& split, const PrepareOptions& options,
+                              const fs::path& scratch, PrepareSummary& summary) {
+  // One joint vocabulary, trained on both sides of the training pairs only.
+  const fs::path spm_source = scratch / kSpmInputSource, spm_target = scratch / kSpmInputTarget;
+  write_lines(spm_source, select(text.source, split.train));
+  write_lines(spm_target, select(text.target, split.train));
+  SentencePieceTraining training;
+  training.vocabulary_size = options.vocabulary_size;
+  training.seed = options.seed;
+  const fs::path model_file = scratch / kSentencePieceModelFile;
+  train_sentencepiece_model({spm_source, spm_target}, model_file.parent_path() / model_file.stem(),
+                            training);
+  {
+    std::error_code ignored;
+    fs::remove(spm_source, ignored);
+    fs::remove(spm_target, ignored);
+  }
+  const std::unique_ptr<SubwordCodec> codec = load_sentencepiece_codec(model_file);
+  summary.vocabulary_size = codec->vocabulary_size();
+
+  const std::vector<EncodedPair> train = encode_pairs(*codec, text, split.train);
+  for (const EncodedPair& pair : train) {
+    summary.train_source_tokens += static_cast<int64_t>(pair.source.size());
+    summary.train_target_tokens += static_cast<int64_t>(pair.target.size());
+  }
+  write_encoded_examples(scratch / encoded_shard_name(kEncodedPrefix, kTrainSplit, 1, 1), train);
+  write_encoded_examples(scratch / encoded_shard_name(kEncodedPrefix, kDevSplit, 1, 1),
+                         encode_pairs(*codec, text, split.dev));
+  write_lines(scratch / kTestSourceFile, select(text.source, split.test));
+  write_lines(scratch / kTestReferenceFile, select(text.target, split.test));
+}
+
+int64_t count_tokens(const std::vector<std::string>& lines) {
+  int64_t tokens = 0;
+  for (const std::string& line : lines) {
+    std::istringstream words(line);
+    for (std::string word; words >> word;) ++tokens;
+  }
+  return tokens;
+}
+
+// Moses tokens + joint BPE as text (GNMT's folder).
+void write_gnmt_folder(const ParallelText& text, const Split& split, const PrepareOptions& options,
+                       const fs::path& scratch, PrepareSummary& summary) {
+  namespace layout = gnmt_layout;
+  std::vector<std::string> source(text.source.size()), target(text.target.size());
+  for (size_t i = 0; i < source.size(); ++i) {
+    source[i] = moses_tokenize(text.source[i], "en");
+    target[i] = moses_tokenize(text.target[i], "de");
+  }
+  std::vector<std::string> joint = select(source, split.train);
+  const std::vector<std::string> train_target = select(target, split.train);
+  joint.insert(joint.end(), train_target.begin(), train_target.end());
+  const BpeCodes codes = learn_bpe_codes(joint, options.bpe_merges);
+  BpeEncoder encoder(codes);
+  write_bpe_codes(scratch / layout::kBpeCodes, codes);
+  const auto segment = [&](const std::vector<std::string>& lines, const std::vector<size_t>& positions) {
+    std::vector<std::string> out;
+    out.reserve(positions.size());
+    for (const size_t position : positions) out.push_back(encoder.apply(lines[position]));
+    return out;
+  };
+  const std::vector<std::string> train_source_bpe = segment(source, split.train);
+  const std::vector<std::string> train_target_bpe = segment(target, split.train);
+  write_lines(scratch / layout::kTrainSource, train_source_bpe);
+  write_lines(scratch / layout::kTrainTarget, train_target_bpe);
+  write_lines(scratch / layout::kDevSource, segment(source, split.dev));
+  write_lines(scratch / layout::kDevTarget, segment(target, split.dev));
+  write_lines(scratch / layout::kTestSource, segment(source, split.test));
+  write_lines(scratch / kTestSourceFile, select(text.source, split.test));
+  write_lines(scratch / layout::kTestReference, select(text.target, split.test));
+  std::vector<std::string> both = train_source_bpe;
+  both.insert(both.end(), train_target_bpe.begin(), train_target_bpe.end());
+  std::vector<std::string> vocabulary;
+  for (const BpeTokenCount& counted : count_bpe_tokens(both)) vocabulary.push_back(counted.token);
+  write_lines(scratch / layout::kVocabulary, vocabulary);
+  summary.vocabulary_size = static_cast<int64_t>(vocabulary.size());
+  summary.train_source_tokens = count_tokens(train_source_bpe);
+  summary.train_target_tokens = count_tokens(train_target_bpe);
+}
+
 }  // namespace
 
 PrepareSummary prepare_translation_data(const PrepareOptions& options) {
@@ -143,41 +232,18 @@ PrepareSummary prepare_translation_data(const PrepareOptions& options) {
   create_folder(scratch);  // parents included
   ScratchFolder cleanup(scratch);
 
-  // One joint vocabulary, trained on both sides of the training pairs only.
-  const fs::path spm_source = scratch / kSpmInputSource, spm_target = scratch / kSpmInputTarget;
-  write_lines(spm_source, select(text.source, split.train));
-  write_lines(spm_target, select(text.target, split.train));
-  SentencePieceTraining training;
-  training.vocabulary_size = options.vocabulary_size;
-  training.seed = options.seed;
-  const fs::path model_file = scratch / kSentencePieceModelFile;
-  train_sentencepiece_model({spm_source, spm_target}, model_file.parent_path() / model_file.stem(),
-                            training);
-  {
-    std::error_code ignored;
-    fs::remove(spm_source, ignored);
-    fs::remove(spm_target, ignored);
-  }
-  const std::unique_ptr<SubwordCodec> codec = load_sentencepiece_codec(model_file);
-
   PrepareSummary summary;
+  summary.format = options.format;
   summary.read_pairs = kept + text.dropped_empty_pairs;
   summary.dropped_empty_pairs = text.dropped_empty_pairs;
   summary.train_pairs = static_cast<int64_t>(split.train.size());
   summary.dev_pairs = static_cast<int64_t>(split.dev.size());
   summary.test_pairs = static_cast<int64_t>(split.test.size());
-  summary.vocabulary_size = codec->vocabulary_size();
-
-  const std::vector<EncodedPair> train = encode_pairs(*codec, text, split.train);
-  for (const EncodedPair& pair : train) {
-    summary.train_source_tokens += static_cast<int64_t>(pair.source.size());
-    summary.train_target_tokens += static_cast<int64_t>(pair.target.size());
+  if (options.format == TranslationFormat::kGnmt) {
+    write_gnmt_folder(text, split, options, scratch, summary);
+  } else {
+    write_transformer_folder(text, split, options, scratch, summary);
   }
-  write_encoded_examples(scratch / encoded_shard_name(kEncodedPrefix, kTrainSplit, 1, 1), train);
-  write_encoded_examples(scratch / encoded_shard_name(kEncodedPrefix, kDevSplit, 1, 1),
-                         encode_pairs(*codec, text, split.dev));
-  write_lines(scratch / kTestSourceFile, select(text.source, split.test));
-  write_lines(scratch / kTestReferenceFile, select(text.target, split.test));
 
   std::error_code error;
   if (fs::exists(out_dir, error)) fs::remove(out_dir, error);  // empty (checked)
@@ -196,7 +262,7 @@ std::string describe(const PrepareSummary& summary, const fs::path& out_dir) {
   text += "; kept " + std::to_string(summary.train_pairs) + " for training, " +
           std::to_string(summary.dev_pairs) + " dev, " + std::to_string(summary.test_pairs) +
           " test\n";
-  text += "prepare: wrote " + out_dir.string() + " (SentencePiece vocabulary " +
+  text += "prepare: wrote " + out_dir.string() + (summary.format == TranslationFormat::kGnmt ? " (BPE vocabulary " : " (SentencePiece vocabulary ") +
           std::to_string(summary.vocabulary_size) + "; training tokens " +
           std::to_string(summary.train_source_tokens) + " source, " +
           std::to_string(summary.train_target_tokens) + " target)\n";

@@ -1,0 +1,617 @@
+// GNMT English -> German wired into the engine (spec/workloads.md §5): batches of a fixed number of
+// sentence pairs in 5 length buckets, Adam with the reference's step schedule (exponential warm-up,
+// then halvings from remain_steps on), gradient-norm clipping, label smoothing 0.1, and after every
+// epoch beam search (beam 5, length penalty 0.6, coverage penalty 0.1) over the test set, detokenised
+// with the Moses rules and scored with sacreBLEU uncased, intl tokeniser (eval_accuracy = BLEU / 100).
+// Data: a folder in the MLPerf layout (datasets/wmt/layout.h gnmt_layout: BPE text + vocab.bpe.32000
+// + the raw reference), real or written by `mlharness prepare --workload gnmt`, or a synthetic corpus
+// that goes through the same prepare and loader.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include <torch/torch.h>
+
+#include "compliance/mllog_keys.h"
+#include "compliance/user_error.h"
+#include "datasets/wmt/bleu.h"
+#include "datasets/wmt/gnmt_vocabulary.h"
+#include "datasets/wmt/layout.h"
+#include "datasets/wmt/moses_text.h"
+#include "datasets/wmt/parallel_text.h"
+#include "datasets/wmt/prepare.h"
+#include "datasets/wmt/sentence_batcher.h"
+#include "datasets/wmt/synthetic_corpus.h"
+#include "harness/device.h"
+#include "harness/fused_adam.h"
+#include "harness/gradient_allreduce.h"
+#include "harness/mixed_precision.h"
+#include "harness/workload.h"
+#include "workloads/common/beam_search.h"
+#include "workloads/gnmt/gnmt.h"
+
+namespace mlh::gnmt {
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace layout = wmt::gnmt_layout;
+
+// 4 specials + the lines of vocab.bpe.32000, padded to a multiple of 8 (spec/workloads.md §5).
+constexpr int64_t kReferenceVocabularySize = 32320;
+
+struct GnmtSettings {
+  std::string data_source = "wmt16";
+  std::string data_path;
+  int64_t synthetic_pairs = 20000;
+  int64_t synthetic_data_seed = 1;
+  int64_t synthetic_bpe_merges = 1000;
+  int64_t synthetic_dev_pairs = 200;
+  int64_t synthetic_test_pairs = 500;
+  int64_t vocabulary_pad_multiple = 8;
+  int64_t hidden_size = 1024;
+  int64_t encoder_layers = 4;
+  int64_t decoder_layers = 4;
+  double dropout = 0.2;
+  int64_t global_batch_size = 0;
+  int64_t local_batch_size = 128;
+  int64_t max_length = 50;
+  std::string length_policy = "discard";
+  int64_t length_buckets = 5;
+  int64_t gradient_shards = 0;
+  double learning_rate = 1e-3;
+  double warmup_steps = 200;
+  double remain_steps = 0.666;
+  int64_t decay_interval = 0;
+  int64_t decay_steps = 4;
+  double decay_factor = 0.5;
+  int64_t schedule_epochs = 8;
+  double adam_beta1 = 0.9;
+  double adam_beta2 = 0.999;
+  double adam_epsilon = 1e-8;
+  double gradient_clip_norm = 5.0;
+  double label_smoothing = 0.1;
+  int64_t beam_size = 5;
+  double length_penalty_alpha = 0.6;
+  double coverage_penalty_beta = 0.1;
+  int64_t max_decode_length = 150;
+  int64_t eval_batch_size = 128;
+  int64_t eval_sentences = 0;
+  int64_t bench_sentence_length = 32;
+  std::string precision = "fp32";
+  std::string device = "auto";
+  double target_bleu = 24.0;
+
+  void bind(ConfigMap& c) {
+    c.bind("data_source", data_source,
+           "wmt16 (a data folder at data_path in the MLPerf GNMT layout, real or from `mlharness prepare "
+           "--workload gnmt`) or synthetic (a generated corpus, prepared under --data-dir)");
+    c.bind("data_path", data_path, "wmt16: the data folder");
+    c.bind("synthetic_pairs", synthetic_pairs, "synthetic: sentence pairs generated (train + dev + test)");
+    c.bind("synthetic_data_seed", synthetic_data_seed, "synthetic: seed of the corpus (not the run seed)");
+    c.bind("synthetic_bpe_merges", synthetic_bpe_merges, "synthetic: BPE merges learned (the reference: 32000)");
+    c.bind("synthetic_dev_pairs", synthetic_dev_pairs, "synthetic: pairs held out as the dev split");
+    c.bind("synthetic_test_pairs", synthetic_test_pairs, "synthetic: pairs held out as the BLEU test set");
+    c.bind("vocabulary_pad_multiple", vocabulary_pad_multiple,
+           "the vocabulary is padded to a multiple of this (the reference: 8 in fp16, 1 in fp32)");
+    c.bind("hidden_size", hidden_size, "LSTM, embedding and attention width");
+    c.bind("encoder_layers", encoder_layers, "encoder LSTM layers (>= 2; the first bidirectional)");
+    c.bind("decoder_layers", decoder_layers, "decoder LSTM layers (>= 2; the first feeds the attention)");
+    c.bind("dropout", dropout, "dropout on every LSTM layer's input");
+    c.bind("global_batch_size", global_batch_size,
+           "sentence pairs per global batch, all ranks; 0 = local_batch_size x ranks (the reference)");
+    c.bind("local_batch_size", local_batch_size, "pairs per rank and step when global_batch_size is 0");
+    c.bind("max_length", max_length, "longest pair kept, in BPE tokens with BOS and EOS (max_sequence_length)");
+    c.bind("length_policy", length_policy, "longer pairs: discard (the reference) or truncate");
+    c.bind("length_buckets", length_buckets, "equal-width length buckets batches are drawn from");
+    c.bind("gradient_shards", gradient_shards, "gradient shards per global batch: a power of two, or 0 = one per rank");
+    c.bind("learning_rate", learning_rate, "Adam's base learning rate");
+    c.bind("warmup_steps", warmup_steps, "steps of exponential warm-up from 1% (below 1: a share of all steps)");
+    c.bind("remain_steps", remain_steps, "step the decays start at (below 1: a share of all steps)");
+    c.bind("decay_interval", decay_interval, "steps between decays; 0 = decay_steps decays evenly to the end");
+    c.bind("decay_steps", decay_steps, "number of decays");
+    c.bind("decay_factor", decay_factor, "factor of each decay");
+    c.bind("schedule_epochs", schedule_epochs, "epochs the schedule spans (the reference's --epochs)");
+    c.bind("adam_beta1", adam_beta1, "Adam beta1");
+    c.bind("adam_beta2", adam_beta2, "Adam beta2");
+    c.bind("adam_epsilon", adam_epsilon, "Adam epsilon");
+    c.bind("gradient_clip_norm", gradient_clip_norm, "global gradient norm clip (0 = none)");
+    c.bind("label_smoothing", label_smoothing, "label smoothing of the cross-entropy");
+    c.bind("beam_size", beam_size, "beam width of evaluation decoding");
+    c.bind("length_penalty_alpha", length_penalty_alpha, "alpha of the length penalty ((5 + length) / 6)^alpha");
+    c.bind("coverage_penalty_beta", coverage_penalty_beta, "beta of the coverage penalty (0 = none)");
+    c.bind("max_decode_length", max_decode_length, "decoding steps at most");
+    c.bind("eval_batch_size", eval_batch_size, "sentences per beam-search batch");
+    c.bind("eval_sentences", eval_sentences, "test sentences scored (0 = all)");
+    c.bind("bench_sentence_length", bench_sentence_length, "bench: tokens per random sentence");
+    c.bind("precision", precision, "fp32, or amp (fp16 autocast + loss scaling on CUDA, bf16 autocast on CPU)");
+    c.bind("device", device, "auto (a GPU per rank when there is one), cpu or cuda");
+    c.bind("target_bleu", target_bleu, "uncased sacreBLEU (0..100) at which the run has converged; v0.5: 21.8");
+  }
+
+  void validate() const {
+    if (data_source != "wmt16" && data_source != "synthetic")
+      throw UserError("key 'data_source' is '" + data_source + "'; expected wmt16 or synthetic");
+    if (data_source == "wmt16" && data_path.empty())
+      throw UserError("key 'data_path' is empty; data_source wmt16 reads its folder from there "
+                      "(--set data_path=/path/to/wmt16_de_en, or prepare one with `mlharness prepare --workload gnmt`)");
+    if (synthetic_pairs < 1 || synthetic_dev_pairs < 0 || synthetic_test_pairs < 1 || synthetic_bpe_merges < 1)
+      throw UserError("synthetic keys: pairs >= 1, dev_pairs >= 0, test_pairs >= 1, bpe_merges >= 1");
+    if (vocabulary_pad_multiple < 1) throw UserError("key 'vocabulary_pad_multiple' must be >= 1");
+    if (hidden_size < 1) throw UserError("key 'hidden_size' must be >= 1");
+    if (encoder_layers < 2 || decoder_layers < 2)
+      throw UserError("keys 'encoder_layers' and 'decoder_layers' must be >= 2 (GNMT's first layers are special)");
+    if (dropout < 0 || dropout >= 1) throw UserError("key 'dropout' must be in [0, 1)");
+    if (global_batch_size < 0 || local_batch_size < 1)
+      throw UserError("keys 'global_batch_size' >= 0 (0 = local x ranks) and 'local_batch_size' >= 1");
+    if (max_length < 3) throw UserError("key 'max_length' must be >= 3 (BOS, a token, EOS)");
+    wmt::parse_length_policy(length_policy, "length_policy");
+    if (length_buckets < 1) throw UserError("key 'length_buckets' must be >= 1");
+    if (learning_rate <= 0) throw UserError("key 'learning_rate' must be > 0");
+    if (warmup_steps < 0 || remain_steps < 0 || decay_interval < 0 || decay_steps < 0 || schedule_epochs < 1)
+      throw UserError("keys 'warmup_steps', 'remain_steps', 'decay_interval', 'decay_steps' >= 0, 'schedule_epochs' >= 1");
+    if (decay_factor <= 0 || decay_factor > 1) throw UserError("key 'decay_factor' must be in (0, 1]");
+    if (adam_beta1 < 0 || adam_beta1 >= 1 || adam_beta2 < 0 || adam_beta2 >= 1 || adam_epsilon <= 0)
+      throw UserError("keys 'adam_beta1' and 'adam_beta2' in [0, 1), 'adam_epsilon' > 0");
+    if (gradient_clip_norm < 0) throw UserError("key 'gradient_clip_norm' must be >= 0 (0 = no clipping)");
+    if (label_smoothing < 0 || label_smoothing >= 1) throw UserError("key 'label_smoothing' must be in [0, 1)");
+    if (beam_size < 1) throw UserError("key 'beam_size' is " + std::to_string(beam_size) + "; it must be >= 1");
+    if (length_penalty_alpha < 0)
+      throw UserError("key 'length_penalty_alpha' is negative; the length penalty's alpha must be >= 0");
+    if (coverage_penalty_beta < 0)
+      throw UserError("key 'coverage_penalty_beta' is negative; the coverage penalty's beta must be >= 0");
+    if (max_decode_length < 1 || eval_batch_size < 1 || eval_sentences < 0)
+      throw UserError("keys 'max_decode_length', 'eval_batch_size' >= 1; 'eval_sentences' >= 0");
+    if (bench_sentence_length < 3) throw UserError("key 'bench_sentence_length' must be >= 3");
+    parse_precision(precision, "key 'precision'");
+    if (!(target_bleu > 0 && target_bleu < 100)) throw UserError("key 'target_bleu' must be in (0, 100)");
+  }
+
+  GnmtOptions model_options(int64_t vocabulary) const {
+    return GnmtOptions(vocabulary)
+        .hidden_size(hidden_size)
+        .encoder_layers(encoder_layers)
+        .decoder_layers(decoder_layers)
+        .dropout(dropout);
+  }
+};
+
+// A distinct, rank-independent seed for the dropout of one gradient shard of one step.
+uint64_t shard_seed(uint64_t seed, int64_t step, int64_t shard) {
+  uint64_t x = seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(step) * 0xBF58476D1CE4E5B9ULL +
+               static_cast<uint64_t>(shard) * 0x94D049BB133111EBULL;
+  x ^= x >> 31;
+  x *= 0xD6E8FEB86659FD39ULL;
+  return (x ^ (x >> 28)) & ((uint64_t{1} << 62) - 1);
+}
+
+torch::Tensor to_tensor(const wmt::PaddedIds& ids) {
+  return torch::from_blob(const_cast<int32_t*>(ids.ids.data()), {ids.rows, ids.columns}, torch::kInt)
+      .to(torch::kLong);
+}
+
+// Lengths [rows] (int64, CPU) of padded rows: the count of non-padding ids.
+torch::Tensor lengths_of(const torch::Tensor& ids) { return ids.ne(wmt::kGnmtPadId).sum(1).to(torch::kLong); }
+
+// The summed label-smoothed loss of one batch: source [B, S], target [B, T] (BOS ... EOS).
+torch::Tensor batch_loss_sum(Gnmt& model, const torch::Tensor& source, const torch::Tensor& target,
+                             double label_smoothing, Precision precision, const torch::Device& device) {
+  const torch::Tensor lengths = lengths_of(source).to(torch::kCPU);
+  const int64_t t = target.size(1);
+  torch::Tensor logits;
+  {
+    AutocastScope autocast(precision, device);
+    logits = model->forward(source, lengths, target.slice(1, 0, t - 1));
+  }
+  return label_smoothed_loss_sum(logits.to(torch::kFloat).reshape({-1, logits.size(-1)}),
+                                 target.slice(1, 1, t).reshape({-1}), label_smoothing);
+}
+
+// GNMT's incremental decoding behind beam search's interface. The first step feeds BOS.
+class GnmtDecoder final : public IncrementalDecoder {
+ public:
+  GnmtDecoder(Gnmt& model, const torch::Tensor& source, int64_t beam_size) : model_(model) {
+    const torch::Tensor lengths = lengths_of(source).to(torch::kCPU);
+    const torch::Tensor encoded = model_->encode(source, lengths);
+    state_ = model_->start_decoding(encoded.repeat_interleave(beam_size, 0), lengths.repeat_interleave(beam_size, 0));
+  }
+  torch::Tensor next_log_probs(const torch::Tensor& last_tokens, int64_t step) override {
+    const torch::Tensor tokens = step == 0 ? torch::full_like(last_tokens, wmt::kGnmtBosId) : last_tokens;
+    return model_->next_log_probs(tokens.to(state_.encoded.device()), state_).to(torch::kCPU);
+  }
+  void select_rows(const torch::Tensor& rows) override { state_.select_rows(rows.to(state_.encoded.device())); }
+  torch::Tensor last_attention() override { return state_.last_attention.to(torch::kCPU, torch::kFloat); }
+
+ private:
+  Gnmt& model_;
+  DecodingState state_;
+};
+
+// Beam search over `sources` (each BOS ... EOS), in batches of `batch` sentences.
+std::vector<wmt::TokenIds> translate(Gnmt& model, const std::vector<const wmt::TokenIds*>& sources,
+                                     const BeamSearchOptions& options, int64_t batch, Precision precision,
+                                     const torch::Device& device) {
+  std::vector<wmt::TokenIds> out;
+  for (size_t begin = 0; begin < sources.size(); begin += static_cast<size_t>(batch)) {
+    const size_t end = std::min(sources.size(), begin + static_cast<size_t>(batch));
+    size_t longest = 0;
+    for (size_t i = begin; i < end; ++i) longest = std::max(longest, sources[i]->size());
+    torch::Tensor source = torch::zeros({static_cast<int64_t>(end - begin), static_cast<int64_t>(longest)}, torch::kLong);
+    auto accessor = source.accessor<int64_t, 2>();
+    for (size_t i = begin; i < end; ++i)
+      for (size_t t = 0; t < sources[i]->size(); ++t)
+        accessor[static_cast<int64_t>(i - begin)][static_cast<int64_t>(t)] = (*sources[i])[t];
+    AutocastScope autocast(precision, device);
+    GnmtDecoder decoder(model, source.to(device), options.beam_size);
+    for (const BeamHypothesis& best : beam_search(decoder, static_cast<int64_t>(end - begin), options))
+      out.emplace_back(best.tokens.begin(), best.tokens.end());
+  }
+  return out;
+}
+
+// BPE text files -> id pairs (BOS ... EOS on both sides). Throws UserError naming the files.
+std::vector<wmt::EncodedPair> read_bpe_pairs(const wmt::GnmtVocabulary& vocabulary, const fs::path& source,
+                                             const fs::path& target) {
+  const wmt::ParallelText text = wmt::read_parallel_text(source, target);
+  std::vector<wmt::EncodedPair> pairs;
+  pairs.reserve(text.source.size());
+  for (size_t i = 0; i < text.source.size(); ++i)
+    pairs.push_back({vocabulary.encode(text.source[i]), vocabulary.encode(text.target[i])});
+  return pairs;
+}
+
+class GnmtWorkload final : public Workload {
+ public:
+  std::string benchmark() const override { return "gnmt"; }
+  void bind_settings(ConfigMap& config) override { settings_.bind(config); }
+  void validate_settings() const override { settings_.validate(); }
+
+  void prepare_data(const World& world, const std::string& data_root) override {
+    const GnmtSettings& s = settings_;
+    if (s.data_source == "wmt16") {
+      folder_ = s.data_path;
+      return;
+    }
+    const std::string corpus = "wmt-synthetic-p" + std::to_string(s.synthetic_pairs) + "-d" +
+                               std::to_string(s.synthetic_data_seed);
+    folder_ = fs::path(data_root) / (corpus + "-bpe" + std::to_string(s.synthetic_bpe_merges) + "-e" +
+                                     std::to_string(s.synthetic_dev_pairs) + "-t" +
+                                     std::to_string(s.synthetic_test_pairs));
+    if (!world.is_root() || fs::exists(folder_)) return;
+    const fs::path raw = fs::path(data_root) / (corpus + "-raw");
+    const fs::path source = raw / "train.en", target = raw / "train.de";
+    if (!fs::exists(target))
+      wmt::write_synthetic_parallel_corpus({s.synthetic_pairs, static_cast<uint64_t>(s.synthetic_data_seed)}, source,
+                                           target);
+    wmt::PrepareOptions options;
+    options.format = wmt::TranslationFormat::kGnmt;
+    options.source_file = source;
+    options.target_file = target;
+    options.out_dir = folder_;
+    options.bpe_merges = s.synthetic_bpe_merges;
+    options.dev_pairs = s.synthetic_dev_pairs;
+    options.test_pairs = s.synthetic_test_pairs;
+    options.seed = static_cast<uint64_t>(s.synthetic_data_seed);
+    wmt::prepare_translation_data(options);
+  }
+
+  std::vector<std::string> data_files() const override {
+    std::vector<std::string> files;
+    std::error_code ignored;
+    for (const auto& entry : fs::directory_iterator(folder_, ignored))
+      if (entry.is_regular_file()) files.push_back(entry.path().string());
+    return files;
+  }
+
+  WorkloadInfo init(const RunContext& context) override {
+    world_ = &context.world;
+    seed_ = context.seed;
+    device_ = rank_device(*world_, settings_.device);
+    precision_ = parse_precision(settings_.precision, "key 'precision'");
+    load_data();
+
+    const GnmtSettings& s = settings_;
+    global_batch_size_ = s.global_batch_size > 0 ? s.global_batch_size : s.local_batch_size * world_->size();
+    gradient_shards_ = resolve_gradient_shards(s.gradient_shards, world_->size(), "gradient_shards");
+    wmt::SentenceBatchOptions batching;
+    batching.batch_size = global_batch_size_;
+    batching.max_length = s.max_length;
+    batching.policy = wmt::parse_length_policy(s.length_policy, "length_policy");
+    batching.buckets = s.length_buckets;
+    batcher_ = std::make_unique<wmt::SentenceBatcher>(train_pairs_, batching);
+    steps_per_epoch_ = batcher_->batches_per_epoch();
+    schedule_ = resolve_step_schedule(s.learning_rate, s.warmup_steps, s.remain_steps, s.decay_interval,
+                                      s.decay_steps, s.decay_factor, s.schedule_epochs * steps_per_epoch_);
+
+    torch::manual_seed(seed_);
+    model_ = Gnmt(s.model_options(vocabulary_->size()));
+    model_->to(device_);
+    parameters_ = model_->parameters();
+    optimizer_ = std::make_unique<FusedAdam>(parameters_,
+                                             AdamOptions{0.0, s.adam_beta1, s.adam_beta2, s.adam_epsilon, 0.0});
+    gradient_ = std::make_unique<ShardedGradient>(parameters_, *world_);
+    gradient_->broadcast_parameters();
+    loss_scaler_ = std::make_unique<DynamicLossScaler>(DynamicLossScaler::needed(precision_, device_));
+    log_hyperparameters(context.logger);
+
+    WorkloadInfo info;
+    info.global_batch_size = global_batch_size_;
+    info.train_samples = batcher_->pairs_per_epoch();
+    info.eval_samples = static_cast<int64_t>(test_ids_.size());
+    for (const auto& p : parameters_) info.parameter_count += p.numel();
+    info.quality_name = "bleu/100";
+    info.target = s.target_bleu / 100.0;
+    info.precision = describe_precision(precision_, device_);
+    info.schedule = {{"steps_per_epoch", static_cast<double>(steps_per_epoch_)},
+                     {"total_steps", static_cast<double>(s.schedule_epochs * steps_per_epoch_)},
+                     {"warmup_steps", static_cast<double>(schedule_.warmup_steps)},
+                     {"remain_steps", static_cast<double>(schedule_.remain_steps)},
+                     {"decay_interval", static_cast<double>(schedule_.decay_interval)},
+                     {"decay_steps", static_cast<double>(schedule_.decay_steps)},
+                     {"decay_factor", schedule_.decay_factor},
+                     {"base_learning_rate", schedule_.base}};
+    return info;
+  }
+
+  std::map<std::string, double> baselines() override {
+    // Copying the (detokenised) source as the translation.
+    std::vector<std::string> copies;
+    for (const wmt::TokenIds& ids : test_ids_) copies.push_back(detokenize(ids));
+    return {{"copy-source baseline", wmt::sacrebleu_corpus_bleu(copies, test_references_, bleu_options()) / 100.0}};
+  }
+
+  int64_t steps_per_epoch() const override { return steps_per_epoch_; }
+
+  TrainStats train_epoch(int64_t epoch, Progress& progress) override {
+    model_->train();
+    const int64_t per_rank = gradient_shards_ / world_->size();
+    double local_loss = 0;
+    int64_t epoch_tokens = 0;
+    for (const std::vector<int64_t>& batch : batcher_->epoch_batches(seed_, epoch)) {
+      int64_t global_tokens = 0;  // target tokens predicted (EOS included, BOS not)
+      for (int64_t kept : batch) global_tokens += batcher_->target_length(kept) - 1;
+      epoch_tokens += global_tokens;
+      const std::vector<std::vector<int64_t>> shards = wmt::split_into_shards(batch, gradient_shards_);
+      optimizer_->set_learning_rate(schedule_.at(step_));
+      optimizer_->zero_grad();
+      const double pairs = static_cast<double>(batch.size());
+      const double loss_total = gradient_->compute(per_rank, [&](int64_t k) {
+        const int64_t shard = world_->rank() * per_rank + k;
+        const std::vector<int64_t>& kept = shards[static_cast<size_t>(shard)];
+        if (kept.empty()) return 0.0;
+        torch::manual_seed(shard_seed(seed_, step_, shard));
+        const torch::Tensor source = to_tensor(batcher_->padded_sources(kept)).to(device_);
+        const torch::Tensor target = to_tensor(batcher_->padded_targets(kept)).to(device_);
+        const torch::Tensor loss = batch_loss_sum(model_, source, target, settings_.label_smoothing, precision_, device_);
+        // The reference's loss: summed over tokens, divided by the sentences of the global batch.
+        loss_scaler_->scale_loss(loss / pairs).backward();
+        return loss.item<double>();
+      });
+      loss_scaler_->step(parameters_, [&] {
+        if (settings_.gradient_clip_norm > 0) torch::nn::utils::clip_grad_norm_(parameters_, settings_.gradient_clip_norm);
+        optimizer_->step();
+      });
+      ++step_;
+      local_loss += loss_total;
+      progress.step(static_cast<int64_t>(batch.size()), world_->allreduce_sum(loss_total) / global_tokens);
+    }
+    TrainStats stats;
+    stats.samples = batcher_->pairs_per_epoch();
+    stats.mean_loss = world_->allreduce_sum(local_loss) / static_cast<double>(std::max<int64_t>(epoch_tokens, 1));
+    return stats;
+  }
+
+  Quality evaluate(int64_t /*epoch*/) override {
+    model_->eval();
+    torch::NoGradGuard no_grad;
+    // Batches of eval_batch_size sentences in length order, the same for any rank count; rank r
+    // decodes batches r, r + size, ...
+    std::vector<const wmt::TokenIds*> sources;
+    std::vector<size_t> sentences;
+    const size_t batch = static_cast<size_t>(settings_.eval_batch_size);
+    for (size_t first = static_cast<size_t>(world_->rank()) * batch; first < eval_order_.size();
+         first += static_cast<size_t>(world_->size()) * batch)
+      for (size_t i = first; i < std::min(eval_order_.size(), first + batch); ++i) {
+        sentences.push_back(eval_order_[i]);
+        sources.push_back(&test_ids_[eval_order_[i]]);
+      }
+    const std::vector<wmt::TokenIds> outputs =
+        translate(model_, sources, beam_options(), settings_.eval_batch_size, precision_, device_);
+    wmt::BleuStatistics local;
+    for (size_t i = 0; i < outputs.size(); ++i)
+      local.add(wmt::sacrebleu_statistics(detokenize(outputs[i]), test_references_[sentences[i]], bleu_options()));
+    std::array<int64_t, wmt::BleuStatistics::kNumCounts> counts = local.counts();
+    for (int64_t& count : counts) count = std::llround(world_->allreduce_sum(static_cast<double>(count)));
+    const double bleu = wmt::sacrebleu_bleu(wmt::BleuStatistics::from_counts(counts));
+    Quality quality;
+    quality.primary = "bleu/100";
+    quality.values["bleu/100"] = bleu / 100.0;
+    quality.values["bleu"] = bleu;
+    return quality;
+  }
+
+  std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override;
+
+ private:
+  static wmt::SacreBleuOptions bleu_options() {
+    wmt::SacreBleuOptions options;
+    options.tokenizer = wmt::SacreBleuTokenizer::kIntl;
+    options.lowercase = true;
+    return options;
+  }
+
+  BeamSearchOptions beam_options() const {
+    BeamSearchOptions options;
+    options.beam_size = settings_.beam_size;
+    options.length_penalty_alpha = settings_.length_penalty_alpha;
+    options.coverage_penalty_beta = settings_.coverage_penalty_beta;
+    options.eos_id = wmt::kGnmtEosId;
+    options.max_length = settings_.max_decode_length;
+    return options;
+  }
+
+  // Ids -> the text the reference scores: BPE joined, then Moses-detokenised.
+  std::string detokenize(const wmt::TokenIds& ids) const { return wmt::moses_detokenize(vocabulary_->decode(ids)); }
+
+  void load_data() {
+    if (!fs::is_directory(folder_)) throw UserError("data folder " + folder_.string() + " does not exist");
+    vocabulary_ = std::make_unique<wmt::GnmtVocabulary>(
+        wmt::GnmtVocabulary::load(folder_ / layout::kVocabulary, settings_.vocabulary_pad_multiple));
+    train_pairs_ = read_bpe_pairs(*vocabulary_, folder_ / layout::kTrainSource, folder_ / layout::kTrainTarget);
+    wmt::ParallelText test = wmt::read_parallel_text(folder_ / layout::kTestSource, folder_ / layout::kTestReference);
+    std::vector<std::string>& test_lines = test.source;
+    std::vector<std::string>& references = test.target;
+    if (settings_.eval_sentences > 0 && static_cast<int64_t>(test_lines.size()) > settings_.eval_sentences) {
+      test_lines.resize(static_cast<size_t>(settings_.eval_sentences));
+      references.resize(static_cast<size_t>(settings_.eval_sentences));
+    }
+    test_references_ = std::move(references);
+    test_ids_.clear();
+    for (const std::string& line : test_lines) test_ids_.push_back(vocabulary_->encode(line));
+    eval_order_.resize(test_ids_.size());
+    for (size_t i = 0; i < eval_order_.size(); ++i) eval_order_[i] = i;
+    std::stable_sort(eval_order_.begin(), eval_order_.end(),
+                     [&](size_t a, size_t b) { return test_ids_[a].size() < test_ids_[b].size(); });
+  }
+
+  void log_hyperparameters(MLLogger& log) const {
+    const GnmtSettings& s = settings_;
+    log.event(keys::kOptName, "adam");
+    log.event(keys::kOptBaseLearningRate, s.learning_rate);
+    // The exponential warm-up and the step decay are the rules' "alt" functions.
+    log.event(keys::kOptLearningRateAltDecayFunc, true);
+    log.event(keys::kOptLearningRateAltWarmupFunc, true);
+    log.event(keys::kOptLearningRateWarmupSteps, schedule_.warmup_steps);
+    log.event(keys::kOptLearningRateRemainSteps, schedule_.remain_steps);
+    log.event(keys::kOptLearningRateDecayInterval, schedule_.decay_interval);
+    log.event(keys::kOptLearningRateDecayFactor, schedule_.decay_factor);
+    log.event(keys::kOptLearningRateDecaySteps, schedule_.decay_steps);
+    log.event(keys::kOptAdamBeta1, s.adam_beta1);
+    log.event(keys::kOptAdamBeta2, s.adam_beta2);
+    log.event(keys::kOptAdamEpsilon, s.adam_epsilon);
+    log.event(keys::kMaxSequenceLength, s.max_length, {{keys::kMetaMethod, s.length_policy}});
+    log.event("label_smoothing", s.label_smoothing);
+    log.event("gradient_clip_norm", s.gradient_clip_norm);
+    log.event("beam_size", s.beam_size);
+    log.event("length_penalty_alpha", s.length_penalty_alpha);
+    log.event("coverage_penalty_beta", s.coverage_penalty_beta);
+    log.event(keys::kEvalTarget, s.target_bleu / 100.0);
+  }
+
+  GnmtSettings settings_;
+  fs::path folder_;
+  const World* world_ = nullptr;
+  uint64_t seed_ = 0;
+  torch::Device device_{torch::kCPU};
+  Precision precision_ = Precision::kFp32;
+  std::unique_ptr<wmt::GnmtVocabulary> vocabulary_;
+  std::vector<wmt::EncodedPair> train_pairs_;
+  std::vector<std::string> test_references_;
+  std::vector<wmt::TokenIds> test_ids_;
+  std::vector<size_t> eval_order_;
+  std::unique_ptr<wmt::SentenceBatcher> batcher_;
+  int64_t global_batch_size_ = 0;
+  int64_t steps_per_epoch_ = 0;
+  int64_t gradient_shards_ = 1;
+  StepSchedule schedule_;
+  Gnmt model_{nullptr};
+  std::vector<torch::Tensor> parameters_;
+  std::unique_ptr<FusedAdam> optimizer_;
+  std::unique_ptr<ShardedGradient> gradient_;
+  std::unique_ptr<DynamicLossScaler> loss_scaler_;
+  int64_t step_ = 0;
+};
+
+// Training: one step on random sentence pairs of bench_sentence_length tokens, batch = pairs per
+// rank. Inference: beam search over batch random sentences, decoding exactly bench_sentence_length
+// steps.
+class GnmtBenchStep final : public BenchStep {
+ public:
+  GnmtBenchStep(const GnmtSettings& s, const BenchSpec& spec, const World& world)
+      : inference_(spec.mode == BenchMode::kInference),
+        device_(rank_device(world, s.device)),
+        precision_(parse_precision(spec.precision, "bench precision")),
+        loss_scaler_(DynamicLossScaler::needed(precision_, device_)),
+        rows_(spec.batch_size),
+        length_(s.bench_sentence_length),
+        label_smoothing_(s.label_smoothing),
+        clip_norm_(s.gradient_clip_norm) {
+    if (spec.mode == BenchMode::kLoader)
+      throw UserError("gnmt has no --loader bench (its batches are read into memory at init)");
+    if (spec.channels_last) throw UserError("--channels-last is for image workloads; gnmt has no such layout");
+    if (rows_ < 1) throw UserError("bench batch must be >= 1 sentence");
+    // The data's vocabulary is not read for a bench: about the synthetic one's size, else MLPerf's.
+    const int64_t vocabulary = s.data_source == "synthetic" ? s.synthetic_bpe_merges + 100 : kReferenceVocabularySize;
+    torch::manual_seed(0);
+    model_ = Gnmt(s.model_options(vocabulary));
+    model_->to(device_);
+    parameters_ = model_->parameters();
+    optimizer_ = std::make_unique<FusedAdam>(parameters_, AdamOptions{1e-4, s.adam_beta1, s.adam_beta2, s.adam_epsilon, 0.0});
+    reducer_ = std::make_unique<GradientAllReducer>(parameters_, world);
+    // Random ids of the real vocabulary (no specials), BOS first and EOS last.
+    const auto sentences = [&] {
+      torch::Tensor ids = torch::randint(4, vocabulary, {rows_, length_}, torch::kLong);
+      ids.select(1, 0).fill_(wmt::kGnmtBosId);
+      ids.select(1, length_ - 1).fill_(wmt::kGnmtEosId);
+      return ids.to(device_);
+    };
+    source_ = sentences();
+    target_ = sentences();
+    beam_.beam_size = s.beam_size;
+    beam_.length_penalty_alpha = s.length_penalty_alpha;
+    beam_.coverage_penalty_beta = s.coverage_penalty_beta;
+    beam_.eos_id = -1;  // never finishes early: every step decodes the same work
+    beam_.max_length = length_;
+  }
+  void run() override {
+    if (inference_) {
+      model_->eval();
+      torch::NoGradGuard no_grad;
+      AutocastScope autocast(precision_, device_);
+      GnmtDecoder decoder(model_, source_, beam_.beam_size);
+      beam_search(decoder, rows_, beam_);
+      return;
+    }
+    model_->train();
+    optimizer_->zero_grad();
+    const torch::Tensor loss = batch_loss_sum(model_, source_, target_, label_smoothing_, precision_, device_) / rows_;
+    loss_scaler_.scale_loss(loss).backward();
+    reducer_->allreduce_sum();
+    loss_scaler_.step(parameters_, [&] {
+      if (clip_norm_ > 0) torch::nn::utils::clip_grad_norm_(parameters_, clip_norm_);
+      optimizer_->step();
+    });
+  }
+  // Training counts target tokens predicted per step (BOS excluded), as the reference's tok/s.
+  int64_t samples_per_step() const override { return inference_ ? rows_ : rows_ * (length_ - 1); }
+  std::string sample_unit() const override { return inference_ ? "sentences" : "tokens"; }
+  void synchronize() override { synchronize_device(device_); }
+  std::string device_used() const override { return device_name(device_); }
+  std::string precision_used() const override { return describe_precision(precision_, device_); }
+
+ private:
+  bool inference_;
+  torch::Device device_;
+  Precision precision_;
+  DynamicLossScaler loss_scaler_;
+  int64_t rows_;
+  int64_t length_;
+  double label_smoothing_;
+  double clip_norm_;
+  Gnmt model_{nullptr};
+  std::vector<torch::Tensor> parameters_;
+  std::unique_ptr<FusedAdam> optimizer_;
+  std::unique_ptr<GradientAllReducer> reducer_;
+  torch::Tensor source_, target_;
+  BeamSearchOptions beam_;
+};
+
+std::unique_ptr<BenchStep> GnmtWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
+  return std::make_unique<GnmtBenchStep>(settings_, spec, world);
+}
+
+}  // namespace
+
+MLH_REGISTER_WORKLOAD("gnmt", "GNMT v2 English-German translation, uncased sacreBLEU (MLPerf)", GnmtWorkload);
+
+}  // namespace mlh::gnmt
