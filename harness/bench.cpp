@@ -18,7 +18,7 @@ BenchReport run_bench(Workload& workload, const std::string& workload_name, cons
   report.platform = platform_label;
   report.device_model = detect_platform(world.size()).device_model;
   report.world_size = world.size();
-  report.threads_per_rank = configure_threads(world, options.blas_threads);
+  report.threads_per_rank = configure_threads(world, options.blas_threads, options.intra_op_threads);
 
   for (const int64_t batch_size : options.batch_sizes) {
     if (batch_size < 1) throw UserError("bench batch sizes must be positive");

@@ -27,6 +27,7 @@ struct BenchOptions {
   int64_t repeats = 3;
   std::string json_path;                 // write the JSON report here when not empty
   int blas_threads = 1;                  // see configure_threads
+  int intra_op_threads = 0;              // see configure_threads
 };
 
 struct BenchCaseResult {

@@ -62,6 +62,9 @@ void EngineSettings::bind(ConfigMap& config) {
   config.bind("blas_threads", blas_threads,
               "threads of the BLAS library's own pool (0: one per core); 1 keeps results independent "
               "of the rank count");
+  config.bind("intra_op_threads", intra_op_threads,
+              "LibTorch's intra-op threads per rank (0: one per core of the rank's share); 1 suits "
+              "models whose matrices are too small to split");
   config.bind("openmp_spin_count", openmp_spin_count,
               "GOMP_SPINCOUNT of the OpenMP threads (-1: libgomp's default); small values stop idle "
               "threads from spinning on cores the BLAS threads need");
@@ -76,6 +79,7 @@ void EngineSettings::validate() const {
   if (eval_every_epochs < 1) throw UserError("key 'eval_every_epochs' must be at least 1");
   if (throughput_warmup_steps < 0) throw UserError("key 'throughput_warmup_steps' must be >= 0");
   if (blas_threads < 0) throw UserError("key 'blas_threads' must be >= 0");
+  if (intra_op_threads < 0) throw UserError("key 'intra_op_threads' must be >= 0");
   if (openmp_spin_count < -1) throw UserError("key 'openmp_spin_count' must be >= 0, or -1 for libgomp's default");
   if (submission_org.empty()) throw UserError("key 'submission_org' must not be empty");
   check_one_of("submission_division", submission_division, {"closed", "open"});
@@ -92,7 +96,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   workload.validate_settings();
 
   const uint64_t seed = options.seed ? *options.seed : std::random_device{}();
-  const int threads = configure_threads(world, static_cast<int>(engine.blas_threads));
+  const int threads = configure_threads(world, static_cast<int>(engine.blas_threads), static_cast<int>(engine.intra_op_threads));
   const PlatformInfo platform = detect_platform(world.size());
   const std::string platform_label =
       options.platform.empty() ? platform.label() : sanitize_path_component(options.platform);

@@ -23,6 +23,7 @@ struct EngineSettings {
   int64_t eval_every_epochs = 1;
   int64_t throughput_warmup_steps = 5;
   int64_t blas_threads = 1;
+  int64_t intra_op_threads = 0;  // 0: the cores available per rank
   // GOMP_SPINCOUNT for LibTorch's OpenMP threads; -1 leaves libgomp's default. Applied by the
   // mlharness command before anything runs (libgomp reads it once, as it loads).
   int64_t openmp_spin_count = -1;

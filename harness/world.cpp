@@ -143,8 +143,8 @@ double World::allreduce_max(double value) const {
   return result;
 }
 
-int configure_threads(const World& world, int blas_threads) {
-  const int threads = world.cores_per_rank();
+int configure_threads(const World& world, int blas_threads, int intra_op_threads) {
+  const int threads = intra_op_threads > 0 ? intra_op_threads : world.cores_per_rank();
   at::set_num_threads(threads);
   const int blas = blas_threads > 0 ? blas_threads : threads;
   // Whichever BLAS LibTorch was linked against; absent symbols are skipped.

@@ -63,12 +63,13 @@ class World {
   std::shared_ptr<Communicator> comm_;
 };
 
-// Sets LibTorch's intra-op threads to world.cores_per_rank(), and the BLAS library's own thread
+// Sets LibTorch's intra-op threads to world.cores_per_rank() (or to `intra_op_threads` when it is
+// above 0: models of tiny matrices run faster on one thread), and the BLAS library's own thread
 // pool (OpenBLAS, MKL) to `blas_threads` (0: the same count). Returns the intra-op thread count.
 // One BLAS thread is the default: LibTorch's pool already holds the cores, two pools oversubscribe
 // them (NCF mini trains 2.7x slower on 2 cores), and OpenBLAS's threaded GEMM splits reductions by
 // thread count, so results would change with the rank count.
-int configure_threads(const World& world, int blas_threads);
+int configure_threads(const World& world, int blas_threads, int intra_op_threads = 0);
 
 // Keeps freed memory in the process (glibc malloc: no trimming, no per-allocation mmap) so that
 // tensors reallocated every step reuse warm pages, as a caching allocator does. On virtual machines

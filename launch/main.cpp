@@ -280,6 +280,7 @@ int bench_command(const po::variables_map& vars) {
   options.repeats = vars["repeats"].as<int64_t>();
   options.json_path = vars["json"].as<std::string>();
   options.blas_threads = static_cast<int>(engine.blas_threads);
+  options.intra_op_threads = static_cast<int>(engine.intra_op_threads);
   engine.validate();
 
   const World world = World::from_mpi();

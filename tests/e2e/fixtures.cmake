@@ -4,3 +4,5 @@ set_tests_properties(e2e.NcfMini.ReachesTargetAndLogsEveryCommonKey e2e.NcfMini.
 set_tests_properties(e2e.ResNet50Mini.ReachesTargetWithTheSgdKeys PROPERTIES FIXTURES_REQUIRED resnet50_np2)
 set_tests_properties(e2e.TransformerMini.ReachesItsBleuTargetFarAboveCopyingTheSource e2e.TransformerMini.TwoRanksMatchOneRank
   PROPERTIES FIXTURES_REQUIRED "transformer_np1;transformer_np2;transformer_np1_one_core")
+set_tests_properties(e2e.GnmtMini.FourRanksReachTheTargetFarAboveCopyingTheSourceAndLogOnce
+  PROPERTIES FIXTURES_REQUIRED gnmt_np4)

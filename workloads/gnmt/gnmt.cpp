@@ -83,7 +83,8 @@ GnmtImpl::GnmtImpl(const GnmtOptions& options_) : options(options_) {
   torch::NoGradGuard no_grad;
   const double range = options.init_range();
   for (torch::Tensor& p : parameters()) p.uniform_(-range, range);
-  attention->normalize_scalar.fill_(1.0 / std::sqrt(static_cast<double>(h)));
+  attention->normalize_scalar.fill_(options.attention_scale_init() > 0 ? options.attention_scale_init()
+                                                                       : 1.0 / std::sqrt(static_cast<double>(h)));
   attention->normalize_bias.zero_();
 }
 

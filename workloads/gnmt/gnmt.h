@@ -8,7 +8,7 @@
 //   outputs; the attention context is concatenated to the input of every further layer (2H -> H,
 //   "gnmt_v2"), residuals from the third layer on, dropout on every layer's input; a classifier
 //   H -> V with bias;
-// - everything uniform(-0.1, 0.1) except the attention's scale (1 / sqrt(H)) and bias (0); zero
+// - everything uniform(-0.1, 0.1) except the attention's scale (1 / sqrt(H), or the option) and bias (0); zero
 //   initial states, and the encoder's final states are not handed to the decoder.
 // At V = 32,320 and H = 1024 with 4 + 4 layers it has 160,671,297 parameters. The mini config
 // scales layers, width and vocabulary through the same options.
@@ -29,6 +29,8 @@ struct GnmtOptions {
   TORCH_ARG(int64_t, decoder_layers) = 4;  // >= 2: the attention one and at least one 2H -> H
   TORCH_ARG(double, dropout) = 0.2;
   TORCH_ARG(double, init_range) = 0.1;     // uniform(-init_range, init_range)
+  // The attention's scale g at initialisation; 0 = the reference's 1 / sqrt(hidden_size).
+  TORCH_ARG(double, attention_scale_init) = 0.0;
 };
 
 // Normalised Bahdanau attention: score(q, k) = g * (v / |v|) . tanh(W_q q + W_k k + b), softmax over

@@ -53,6 +53,7 @@ struct GnmtSettings {
   int64_t encoder_layers = 4;
   int64_t decoder_layers = 4;
   double dropout = 0.2;
+  double attention_scale_init = 0.0;
   int64_t global_batch_size = 0;
   int64_t local_batch_size = 128;
   int64_t max_length = 50;
@@ -98,6 +99,8 @@ struct GnmtSettings {
     c.bind("encoder_layers", encoder_layers, "encoder LSTM layers (>= 2; the first bidirectional)");
     c.bind("decoder_layers", decoder_layers, "decoder LSTM layers (>= 2; the first feeds the attention)");
     c.bind("dropout", dropout, "dropout on every LSTM layer's input");
+    c.bind("attention_scale_init", attention_scale_init,
+           "initial scale g of the normalised attention scores; 0 = the reference's 1 / sqrt(hidden_size)");
     c.bind("global_batch_size", global_batch_size,
            "sentence pairs per global batch, all ranks; 0 = local_batch_size x ranks (the reference)");
     c.bind("local_batch_size", local_batch_size, "pairs per rank and step when global_batch_size is 0");
@@ -142,6 +145,7 @@ struct GnmtSettings {
     if (encoder_layers < 2 || decoder_layers < 2)
       throw UserError("keys 'encoder_layers' and 'decoder_layers' must be >= 2 (GNMT's first layers are special)");
     if (dropout < 0 || dropout >= 1) throw UserError("key 'dropout' must be in [0, 1)");
+    if (attention_scale_init < 0) throw UserError("key 'attention_scale_init' must be >= 0 (0 = 1 / sqrt(hidden_size))");
     if (global_batch_size < 0 || local_batch_size < 1)
       throw UserError("keys 'global_batch_size' >= 0 (0 = local x ranks) and 'local_batch_size' >= 1");
     if (max_length < 3) throw UserError("key 'max_length' must be >= 3 (BOS, a token, EOS)");
@@ -172,7 +176,8 @@ struct GnmtSettings {
         .hidden_size(hidden_size)
         .encoder_layers(encoder_layers)
         .decoder_layers(decoder_layers)
-        .dropout(dropout);
+        .dropout(dropout)
+        .attention_scale_init(attention_scale_init);
   }
 };
 
