@@ -98,25 +98,6 @@ bool is_symbol(char32_t c) { return (U_GET_GC_MASK(static_cast<UChar32>(c)) & U_
 
 bool is_ascii_digit(char32_t c) { return c >= U'0' && c <= U'9'; }
 
-// re.sub(r"(A)(B)", ...) for one-character groups: matches scan left to right and do not overlap.
-// `rewrite` appends the replacement of a matched pair.
-template <typename First, typename Second, typename Rewrite>
-CodePoints substitute_pairs(const CodePoints& text, First first, Second second, Rewrite rewrite) {
-  CodePoints out;
-  out.reserve(text.size() + text.size() / 2);
-  size_t i = 0;
-  while (i < text.size()) {
-    if (i + 1 < text.size() && first(text[i]) && second(text[i + 1])) {
-      rewrite(out, text[i], text[i + 1]);
-      i += 2;
-    } else {
-      out.push_back(text[i]);
-      ++i;
-    }
-  }
-  return out;
-}
-
 // re.sub(r"(A)", r" \1 ", ...) for a one-character group.
 template <typename Matches>
 CodePoints pad_characters(const CodePoints& text, Matches matches) {

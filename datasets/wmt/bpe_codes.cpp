@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "compliance/user_error.h"
+#include "datasets/wmt/utf8.h"
 
 namespace mlh::wmt {
 namespace {
@@ -49,35 +50,14 @@ void for_each_token(std::string_view line, Visit&& visit) {
 bool split_characters(std::string_view word, std::vector<std::string>& characters,
                       size_t& bad_offset) {
   characters.clear();
-  const auto* bytes = reinterpret_cast<const uint8_t*>(word.data());
-  const auto length = static_cast<int32_t>(word.size());
-  for (int32_t i = 0; i < length;) {
-    const int32_t start = i;
-    UChar32 c = 0;
-    U8_NEXT(bytes, i, length, c);
-    if (c < 0) {
-      bad_offset = static_cast<size_t>(start);
-      return false;
-    }
-    characters.emplace_back(
-        word.substr(static_cast<size_t>(start), static_cast<size_t>(i - start)));
-  }
-  return true;
+  return for_each_code_point(word, bad_offset, [&](char32_t, size_t start, size_t bytes) {
+    characters.emplace_back(word.substr(start, bytes));
+    return true;
+  });
 }
 
 bool valid_utf8(std::string_view text, size_t& bad_offset) {
-  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
-  const auto length = static_cast<int32_t>(text.size());
-  for (int32_t i = 0; i < length;) {
-    const int32_t start = i;
-    UChar32 c = 0;
-    U8_NEXT(bytes, i, length, c);
-    if (c < 0) {
-      bad_offset = static_cast<size_t>(start);
-      return false;
-    }
-  }
-  return true;
+  return for_each_code_point(text, bad_offset, [](char32_t, size_t, size_t) { return true; });
 }
 
 // The code point that ends just before `position` (valid UTF-8 assumed).

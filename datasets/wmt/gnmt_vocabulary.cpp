@@ -14,6 +14,7 @@
 
 #include "compliance/user_error.h"
 #include "datasets/wmt/bpe_codes.h"
+#include "datasets/wmt/utf8.h"
 
 namespace mlh::wmt {
 namespace {
@@ -32,30 +33,21 @@ struct StripResult {
 };
 
 bool python_strip(std::string_view text, StripResult& result, size_t& bad_offset) {
-  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
-  const auto length = static_cast<int32_t>(text.size());
   bool seen_text = false;
   bool whitespace_since_text = false;
   result = {};
-  for (int32_t i = 0; i < length;) {
-    const int32_t start = i;
-    UChar32 c = 0;
-    U8_NEXT(bytes, i, length, c);
-    if (c < 0) {
-      bad_offset = static_cast<size_t>(start);
-      return false;
-    }
-    if (is_python_whitespace(static_cast<char32_t>(c))) {
+  return for_each_code_point(text, bad_offset, [&](char32_t c, size_t start, size_t bytes) {
+    if (is_python_whitespace(c)) {
       whitespace_since_text = seen_text;
-      continue;
+      return true;
     }
-    if (!seen_text) result.begin = static_cast<size_t>(start);
+    if (!seen_text) result.begin = start;
     if (whitespace_since_text) result.inner_whitespace = true;
     seen_text = true;
     whitespace_since_text = false;
-    result.end = static_cast<size_t>(i);
-  }
-  return true;
+    result.end = start + bytes;
+    return true;
+  });
 }
 
 void replace_all(std::string& text, std::string_view from) {

@@ -102,24 +102,6 @@ bool is_cjk(char32_t c) {
 
 // ---- regular-expression building blocks ----
 
-// s/(A)(B)/.../g for one-character groups: matches scan left to right and do not overlap;
-// `rewrite` appends the replacement of a matched pair.
-template <typename First, typename Second, typename Rewrite>
-CodePoints substitute_pairs(const CodePoints& text, First first, Second second, Rewrite rewrite) {
-  CodePoints out;
-  out.reserve(text.size() + text.size() / 4);
-  size_t i = 0;
-  while (i < text.size()) {
-    if (i + 1 < text.size() && first(text[i]) && second(text[i + 1])) {
-      rewrite(out, text[i], text[i + 1]);
-      i += 2;
-    } else {
-      out.push_back(text[i++]);
-    }
-  }
-  return out;
-}
-
 // s/(A)'(B)/$1<middle>$2/g, the tokenizer's apostrophe rules.
 template <typename Before, typename After>
 CodePoints rewrite_apostrophes(const CodePoints& text, Before before, After after,

@@ -6,31 +6,17 @@
 
 #include "compliance/log_reader.h"
 #include "tests/e2e/cli_fixture.h"
+#include "tests/e2e/counting_corpus.h"
 
 namespace mlh {
 namespace {
 
 using ::testing::HasSubstr;
 
-// A small corpus in raw text: counting animals in two languages, 300 pairs.
-void write_counting_corpus(const fs::path& dir, int pairs = 300) {
-  const char* en[] = {"one", "two", "three", "four", "five", "six", "seven", "eight"};
-  const char* de[] = {"eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht"};
-  const char* en_noun[] = {"dogs", "cats", "birds", "houses"};
-  const char* de_noun[] = {"Hunde", "Katzen", "Vögel", "Häuser"};
-  std::ofstream source(dir / "corpus.en"), target(dir / "corpus.de");
-  for (int i = 0; i < pairs; ++i) {
-    source << "I see " << en[i % 8] << " " << en_noun[(i / 8) % 4] << ", and " << en[(i / 32) % 8] << " "
-           << en_noun[(i / 3) % 4] << ".\n";
-    target << "Ich sehe " << de[i % 8] << " " << de_noun[(i / 8) % 4] << ", und " << de[(i / 32) % 8] << " "
-           << de_noun[(i / 3) % 4] << ".\n";
-  }
-}
-
 class GnmtCli : public Cli {
  protected:
   Outcome prepare(const std::string& out, int merges = 40) {
-    write_counting_corpus(dir_);
+    write_counting_corpus(dir_, 300, /*comma=*/true);
     return run("prepare --workload gnmt --src corpus.en --tgt corpus.de --out " + out + " --bpe-merges " +
                std::to_string(merges) + " --dev-pairs 10 --test-pairs 20");
   }
@@ -99,7 +85,7 @@ TEST_F(GnmtCli, PrepareNamesBothLineCountsAndBadMerges) {
   write("a.en", "one\ntwo\nthree\n");
   write("a.de", "eins\nzwei\n");
   expect_user_error("prepare --workload gnmt --src a.en --tgt a.de --out x", "a.de");
-  write_counting_corpus(dir_);
+  write_counting_corpus(dir_, 300, /*comma=*/true);
   expect_user_error("prepare --workload gnmt --src corpus.en --tgt corpus.de --out x --bpe-merges 0", "bpe_merges");
   EXPECT_FALSE(fs::exists(dir_ / "x"));
 }

@@ -28,6 +28,7 @@
 #include "harness/mixed_precision.h"
 #include "harness/workload.h"
 #include "workloads/common/beam_search.h"
+#include "workloads/common/translation_steps.h"
 #include "workloads/gnmt/gnmt.h"
 
 namespace mlh::gnmt {
@@ -181,20 +182,6 @@ struct GnmtSettings {
   }
 };
 
-// A distinct, rank-independent seed for the dropout of one gradient shard of one step.
-uint64_t shard_seed(uint64_t seed, int64_t step, int64_t shard) {
-  uint64_t x = seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(step) * 0xBF58476D1CE4E5B9ULL +
-               static_cast<uint64_t>(shard) * 0x94D049BB133111EBULL;
-  x ^= x >> 31;
-  x *= 0xD6E8FEB86659FD39ULL;
-  return (x ^ (x >> 28)) & ((uint64_t{1} << 62) - 1);
-}
-
-torch::Tensor to_tensor(const wmt::PaddedIds& ids) {
-  return torch::from_blob(const_cast<int32_t*>(ids.ids.data()), {ids.rows, ids.columns}, torch::kInt)
-      .to(torch::kLong);
-}
-
 // Lengths [rows] (int64, CPU) of padded rows: the count of non-padding ids.
 torch::Tensor lengths_of(const torch::Tensor& ids) { return ids.ne(wmt::kGnmtPadId).sum(1).to(torch::kLong); }
 
@@ -239,13 +226,7 @@ std::vector<wmt::TokenIds> translate(Gnmt& model, const std::vector<const wmt::T
   std::vector<wmt::TokenIds> out;
   for (size_t begin = 0; begin < sources.size(); begin += static_cast<size_t>(batch)) {
     const size_t end = std::min(sources.size(), begin + static_cast<size_t>(batch));
-    size_t longest = 0;
-    for (size_t i = begin; i < end; ++i) longest = std::max(longest, sources[i]->size());
-    torch::Tensor source = torch::zeros({static_cast<int64_t>(end - begin), static_cast<int64_t>(longest)}, torch::kLong);
-    auto accessor = source.accessor<int64_t, 2>();
-    for (size_t i = begin; i < end; ++i)
-      for (size_t t = 0; t < sources[i]->size(); ++t)
-        accessor[static_cast<int64_t>(i - begin)][static_cast<int64_t>(t)] = (*sources[i])[t];
+    const torch::Tensor source = padded_batch(sources, begin, end);
     AutocastScope autocast(precision, device);
     GnmtDecoder decoder(model, source.to(device), options.beam_size);
     for (const BeamHypothesis& best : beam_search(decoder, static_cast<int64_t>(end - begin), options))
@@ -411,15 +392,10 @@ class GnmtWorkload final : public Workload {
     torch::NoGradGuard no_grad;
     // Batches of eval_batch_size sentences in length order, the same for any rank count; rank r
     // decodes batches r, r + size, ...
+    const std::vector<size_t> sentences =
+        rank_eval_sentences(eval_order_, world_->rank(), world_->size(), static_cast<size_t>(settings_.eval_batch_size));
     std::vector<const wmt::TokenIds*> sources;
-    std::vector<size_t> sentences;
-    const size_t batch = static_cast<size_t>(settings_.eval_batch_size);
-    for (size_t first = static_cast<size_t>(world_->rank()) * batch; first < eval_order_.size();
-         first += static_cast<size_t>(world_->size()) * batch)
-      for (size_t i = first; i < std::min(eval_order_.size(), first + batch); ++i) {
-        sentences.push_back(eval_order_[i]);
-        sources.push_back(&test_ids_[eval_order_[i]]);
-      }
+    for (const size_t sentence : sentences) sources.push_back(&test_ids_[sentence]);
     const std::vector<wmt::TokenIds> outputs =
         translate(model_, sources, beam_options(), settings_.eval_batch_size, precision_, device_);
     wmt::BleuStatistics local;
