@@ -14,35 +14,26 @@ namespace {
 constexpr uint64_t kBucketOrderStream = 0x5b;  // low byte of the stream id; epoch and bucket above
 constexpr uint64_t kBatchOrderStream = 0x5c;
 
+// Returns `options` once they are valid, so the constructor checks them before using them.
+const SentenceBatchOptions& validated(const SentenceBatchOptions& options) {
+  if (options.batch_size < 1)
+    throw UserError("sentence batching: batch size " + std::to_string(options.batch_size) + " must be >= 1");
+  if (options.max_length < 3 || options.max_length >= std::numeric_limits<int32_t>::max())
+    throw UserError("sentence batching: max_length " + std::to_string(options.max_length) +
+                    " must be >= 3 tokens (BOS, a word, EOS); the reference uses 50");
+  if (options.buckets < 1) throw UserError("sentence batching: buckets must be >= 1");
+  return options;
+}
+
 }  // namespace
 
 SentenceBatcher::SentenceBatcher(const std::vector<EncodedPair>& pairs, const SentenceBatchOptions& options)
-    : pairs_(pairs), options_(options) {
-  if (options_.batch_size < 1)
-    throw UserError("sentence batching: batch size " + std::to_string(options_.batch_size) + " must be >= 1");
-  if (options_.max_length < 3 || options_.max_length >= std::numeric_limits<int32_t>::max())
-    throw UserError("sentence batching: max_length " + std::to_string(options_.max_length) +
-                    " must be >= 3 tokens (BOS, a word, EOS); the reference uses 50");
-  if (options_.buckets < 1) throw UserError("sentence batching: buckets must be >= 1");
+    : options_(validated(options)), kept_(pairs, options_.max_length, options_.policy) {
   const int64_t width = (options_.max_length + options_.buckets - 1) / options_.buckets;
-  const auto max_length = static_cast<size_t>(options_.max_length);
   std::vector<int64_t> bucket_sizes(static_cast<size_t>(options_.buckets), 0);
-  for (size_t i = 0; i < pairs_.size(); ++i) {
-    size_t source = pairs_[i].source.size(), target = pairs_[i].target.size();
-    if (source > max_length || target > max_length) {
-      if (options_.policy == LengthPolicy::kDiscard) {
-        ++dropped_;
-        continue;
-      }
-      ++truncated_;
-      source = std::min(source, max_length);
-      target = std::min(target, max_length);
-    }
+  for (int64_t k = 0; k < kept_.count(); ++k) {
     const int64_t bucket = std::min<int64_t>(
-        std::max(static_cast<int64_t>(source) / width, static_cast<int64_t>(target) / width), options_.buckets - 1);
-    pair_index_.push_back(static_cast<int64_t>(i));
-    source_length_.push_back(static_cast<int32_t>(source));
-    target_length_.push_back(static_cast<int32_t>(target));
+        std::max(kept_.source_length(k) / width, kept_.target_length(k) / width), options_.buckets - 1);
     bucket_.push_back(static_cast<int32_t>(bucket));
     ++bucket_sizes[static_cast<size_t>(bucket)];
   }
@@ -50,7 +41,7 @@ SentenceBatcher::SentenceBatcher(const std::vector<EncodedPair>& pairs, const Se
   if (batches_per_epoch_ == 0)
     throw UserError("sentence batching: no length bucket holds a whole batch of " +
                     std::to_string(options_.batch_size) + " pairs (" + std::to_string(kept_pairs()) + " of " +
-                    std::to_string(pairs_.size()) + " pairs kept at max_length " +
+                    std::to_string(pairs.size()) + " pairs kept at max_length " +
                     std::to_string(options_.max_length) + "); lower the batch size or use more data");
 }
 
@@ -69,27 +60,6 @@ std::vector<std::vector<int64_t>> SentenceBatcher::epoch_batches(uint64_t seed, 
   }
   keyed_shuffle(batches, stream_key(seed, static_cast<uint64_t>(epoch) << 8 | kBatchOrderStream));
   return batches;
-}
-
-PaddedIds SentenceBatcher::padded(const std::vector<int64_t>& kept, bool sources) const {
-  const std::vector<int32_t>& lengths = sources ? source_length_ : target_length_;
-  PaddedIds out;
-  out.rows = static_cast<int64_t>(kept.size());
-  for (const int64_t k : kept) {
-    MLH_ASSERT(k >= 0 && k < kept_pairs());
-    out.columns = std::max<int64_t>(out.columns, lengths[static_cast<size_t>(k)]);
-  }
-  out.ids.assign(static_cast<size_t>(out.rows * out.columns), 0);
-  for (size_t row = 0; row < kept.size(); ++row) {
-    const auto k = static_cast<size_t>(kept[row]);
-    const EncodedPair& pair = pairs_[static_cast<size_t>(pair_index_[k])];
-    const TokenIds& ids = sources ? pair.source : pair.target;
-    const auto length = static_cast<size_t>(lengths[k]);
-    int32_t* destination = out.ids.data() + row * static_cast<size_t>(out.columns);
-    std::copy_n(ids.begin(), length, destination);
-    if (length < ids.size()) destination[length - 1] = ids.back();  // cut: EOS stays last
-  }
-  return out;
 }
 
 }  // namespace mlh::wmt

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "datasets/wmt/sentence_pair.h"
-#include "datasets/wmt/token_batcher.h"
+#include "datasets/wmt/kept_pairs.h"
 
 namespace mlh::wmt {
 
@@ -31,9 +31,9 @@ class SentenceBatcher {
   // a whole batch.
   SentenceBatcher(const std::vector<EncodedPair>& pairs, const SentenceBatchOptions& options);
 
-  int64_t kept_pairs() const { return static_cast<int64_t>(pair_index_.size()); }
-  int64_t dropped_pairs() const { return dropped_; }
-  int64_t truncated_pairs() const { return truncated_; }
+  int64_t kept_pairs() const { return kept_.count(); }
+  int64_t dropped_pairs() const { return kept_.dropped(); }
+  int64_t truncated_pairs() const { return kept_.truncated(); }
   // Batches per epoch (whole batches only) and the pairs they hold.
   int64_t batches_per_epoch() const { return batches_per_epoch_; }
   int64_t pairs_per_epoch() const { return batches_per_epoch_ * options_.batch_size; }
@@ -41,21 +41,20 @@ class SentenceBatcher {
   // One epoch's global batches, as indices into the kept pairs [0, kept_pairs()).
   std::vector<std::vector<int64_t>> epoch_batches(uint64_t seed, int64_t epoch) const;
 
-  int64_t source_length(int64_t kept) const { return source_length_[static_cast<size_t>(kept)]; }
-  int64_t target_length(int64_t kept) const { return target_length_[static_cast<size_t>(kept)]; }
+  int64_t source_length(int64_t kept) const { return kept_.source_length(kept); }
+  int64_t target_length(int64_t kept) const { return kept_.target_length(kept); }
   int64_t bucket_of(int64_t kept) const { return bucket_[static_cast<size_t>(kept)]; }
   // The (cut) ids of kept pairs, padded with kPadId to the longest in `kept`.
-  PaddedIds padded_sources(const std::vector<int64_t>& kept) const { return padded(kept, true); }
-  PaddedIds padded_targets(const std::vector<int64_t>& kept) const { return padded(kept, false); }
+  PaddedIds padded_sources(const std::vector<int64_t>& kept) const { return kept_.padded(kept, true); }
+  PaddedIds padded_targets(const std::vector<int64_t>& kept) const {
+    return kept_.padded(kept, false);
+  }
 
  private:
-  PaddedIds padded(const std::vector<int64_t>& kept, bool sources) const;
-
-  const std::vector<EncodedPair>& pairs_;
   SentenceBatchOptions options_;
-  std::vector<int64_t> pair_index_;
-  std::vector<int32_t> source_length_, target_length_, bucket_;
-  int64_t dropped_ = 0, truncated_ = 0, batches_per_epoch_ = 0;
+  KeptPairs kept_;
+  std::vector<int32_t> bucket_;
+  int64_t batches_per_epoch_ = 0;
 };
 
 }  // namespace mlh::wmt

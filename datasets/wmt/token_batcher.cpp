@@ -18,7 +18,8 @@ constexpr uint64_t kEpochOrderStream = 0x7b;  // low byte of the stream id; the 
 
 std::string option_error(const std::string& what) { return "token batching: " + what; }
 
-void validate(const TokenBatchOptions& options) {
+// Returns `options` once they are valid, so the constructor checks them before using them.
+const TokenBatchOptions& validated(const TokenBatchOptions& options) {
   if (options.max_length < 1 || options.max_length >= std::numeric_limits<int32_t>::max()) {
     throw UserError(
         option_error("max_length is " + std::to_string(options.max_length) +
@@ -41,6 +42,7 @@ void validate(const TokenBatchOptions& options) {
         option_error("bucket_growth is " + std::to_string(options.bucket_growth) +
                      "; set it to a finite factor of at least 1 (the reference uses 1.1)"));
   }
+  return options;
 }
 
 // utils/dataset.py _create_min_max_boundaries: the buckets' exclusive upper limits.
@@ -59,51 +61,23 @@ std::vector<int64_t> bucket_limits_for(const TokenBatchOptions& options) {
 
 }  // namespace
 
-LengthPolicy parse_length_policy(const std::string& text, const std::string& key) {
-  if (text == "discard") return LengthPolicy::kDiscard;
-  if (text == "truncate") return LengthPolicy::kTruncate;
-  throw UserError(key + ": unknown length policy '" + text +
-                  "'; use discard (drop pairs longer than max_length, as the reference) or "
-                  "truncate (cut them to max_length)");
-}
-
-const char* length_policy_name(LengthPolicy policy) {
-  return policy == LengthPolicy::kDiscard ? "discard" : "truncate";
-}
-
 TokenBatcher::TokenBatcher(const std::vector<EncodedPair>& pairs, const TokenBatchOptions& options)
-    : pairs_(pairs), options_(options) {
-  validate(options_);
+    : options_(validated(options)), kept_(pairs, options_.max_length, options_.policy) {
   bucket_limits_ = bucket_limits_for(options_);
   for (const int64_t limit : bucket_limits_) {
     bucket_batch_sizes_.push_back(options_.max_tokens_per_batch / limit);
   }
-  const auto max_length = static_cast<size_t>(options_.max_length);
-  for (size_t i = 0; i < pairs_.size(); ++i) {
-    size_t source = pairs_[i].source.size();
-    size_t target = pairs_[i].target.size();
-    if (source > max_length || target > max_length) {
-      if (options_.policy == LengthPolicy::kDiscard) {
-        ++dropped_;
-        continue;
-      }
-      ++truncated_;
-      source = std::min(source, max_length);
-      target = std::min(target, max_length);
-    }
-    const auto length = static_cast<int64_t>(std::max(source, target));
+  for (int64_t k = 0; k < kept_.count(); ++k) {
+    const int64_t length = std::max(kept_.source_length(k), kept_.target_length(k));
     const auto bucket = std::upper_bound(bucket_limits_.begin(), bucket_limits_.end(), length) -
                         bucket_limits_.begin();
-    pair_index_.push_back(static_cast<int64_t>(i));
-    source_length_.push_back(static_cast<int32_t>(source));
-    target_length_.push_back(static_cast<int32_t>(target));
     bucket_.push_back(static_cast<int32_t>(bucket));
   }
-  if (pair_index_.empty()) {
+  if (kept_.count() == 0) {
     throw UserError(option_error(
-        pairs_.empty()
+        pairs.empty()
             ? std::string("there are no pairs to batch; the data files hold no examples")
-            : "all " + std::to_string(pairs_.size()) + " pairs are longer than max_length " +
+            : "all " + std::to_string(pairs.size()) + " pairs are longer than max_length " +
                   std::to_string(options_.max_length) +
                   " on some side and the length policy is discard; raise max_length "
                   "or use truncate"));
@@ -132,35 +106,6 @@ std::vector<std::vector<int64_t>> TokenBatcher::epoch_batches(uint64_t seed, int
     if (!window.empty()) batches.push_back(std::move(window));
   }
   return batches;
-}
-
-PaddedIds TokenBatcher::padded_sources(const std::vector<int64_t>& kept) const {
-  return padded(kept, true);
-}
-
-PaddedIds TokenBatcher::padded_targets(const std::vector<int64_t>& kept) const {
-  return padded(kept, false);
-}
-
-PaddedIds TokenBatcher::padded(const std::vector<int64_t>& kept, bool sources) const {
-  const std::vector<int32_t>& lengths = sources ? source_length_ : target_length_;
-  PaddedIds out;
-  out.rows = static_cast<int64_t>(kept.size());
-  for (const int64_t k : kept) {
-    MLH_ASSERT(k >= 0 && k < kept_pairs());
-    out.columns = std::max<int64_t>(out.columns, lengths[static_cast<size_t>(k)]);
-  }
-  out.ids.assign(static_cast<size_t>(out.rows * out.columns), kPadId);
-  for (size_t row = 0; row < kept.size(); ++row) {
-    const auto k = static_cast<size_t>(kept[row]);
-    const EncodedPair& pair = pairs_[static_cast<size_t>(pair_index_[k])];
-    const TokenIds& ids = sources ? pair.source : pair.target;
-    const auto length = static_cast<size_t>(lengths[k]);
-    int32_t* destination = out.ids.data() + row * static_cast<size_t>(out.columns);
-    std::copy_n(ids.begin(), length, destination);
-    if (length < ids.size()) destination[length - 1] = kEosId;  // cut: EOS stays last
-  }
-  return out;
 }
 
 std::vector<std::vector<int64_t>> split_into_shards(const std::vector<int64_t>& batch,

@@ -19,15 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "datasets/wmt/kept_pairs.h"
 #include "datasets/wmt/sentence_pair.h"
 
 namespace mlh::wmt {
-
-enum class LengthPolicy { kDiscard, kTruncate };
-
-// "discard" or "truncate"; anything else throws UserError naming `key`.
-LengthPolicy parse_length_policy(const std::string& text, const std::string& key);
-const char* length_policy_name(LengthPolicy policy);
 
 struct TokenBatchOptions {
   int64_t max_tokens_per_batch = 4096;  // the reference's batch_size (TransformerBigParams)
@@ -35,14 +30,6 @@ struct TokenBatchOptions {
   LengthPolicy policy = LengthPolicy::kDiscard;
   int64_t min_bucket_length = 8;
   double bucket_growth = 1.1;
-};
-
-// Token ids of several pairs' sources or targets, row-major, each row padded with kPadId to the
-// longest row.
-struct PaddedIds {
-  int64_t rows = 0;
-  int64_t columns = 0;
-  std::vector<int32_t> ids;
 };
 
 class TokenBatcher {
@@ -54,20 +41,24 @@ class TokenBatcher {
   // kept.
   TokenBatcher(const std::vector<EncodedPair>& pairs, const TokenBatchOptions& options);
 
-  int64_t kept_pairs() const { return static_cast<int64_t>(pair_index_.size()); }
-  int64_t dropped_pairs() const { return dropped_; }
-  int64_t truncated_pairs() const { return truncated_; }
+  int64_t kept_pairs() const { return kept_.count(); }
+  int64_t dropped_pairs() const { return kept_.dropped(); }
+  int64_t truncated_pairs() const { return kept_.truncated(); }
 
   // One epoch's global batches, as indices into the kept pairs [0, kept_pairs()).
   std::vector<std::vector<int64_t>> epoch_batches(uint64_t seed, int64_t epoch) const;
 
   // Kept pair `kept` as an index into the constructor's `pairs`, and its lengths after cutting.
-  int64_t pair_index(int64_t kept) const { return pair_index_[static_cast<size_t>(kept)]; }
-  int64_t source_length(int64_t kept) const { return source_length_[static_cast<size_t>(kept)]; }
-  int64_t target_length(int64_t kept) const { return target_length_[static_cast<size_t>(kept)]; }
+  int64_t pair_index(int64_t kept) const { return kept_.pair_index(kept); }
+  int64_t source_length(int64_t kept) const { return kept_.source_length(kept); }
+  int64_t target_length(int64_t kept) const { return kept_.target_length(kept); }
   // The (cut) ids of kept pairs, padded to the longest in `kept`.
-  PaddedIds padded_sources(const std::vector<int64_t>& kept) const;
-  PaddedIds padded_targets(const std::vector<int64_t>& kept) const;
+  PaddedIds padded_sources(const std::vector<int64_t>& kept) const {
+    return kept_.padded(kept, true);
+  }
+  PaddedIds padded_targets(const std::vector<int64_t>& kept) const {
+    return kept_.padded(kept, false);
+  }
 
   // Bucket i takes lengths below bucket_limits()[i] and batches of bucket_batch_sizes()[i] pairs.
   const std::vector<int64_t>& bucket_limits() const { return bucket_limits_; }
@@ -75,18 +66,11 @@ class TokenBatcher {
   int64_t bucket_of(int64_t kept) const { return bucket_[static_cast<size_t>(kept)]; }
 
  private:
-  PaddedIds padded(const std::vector<int64_t>& kept, bool sources) const;
-
-  const std::vector<EncodedPair>& pairs_;
   TokenBatchOptions options_;
+  KeptPairs kept_;
   std::vector<int64_t> bucket_limits_;
   std::vector<int64_t> bucket_batch_sizes_;
-  std::vector<int64_t> pair_index_;
-  std::vector<int32_t> source_length_;
-  std::vector<int32_t> target_length_;
   std::vector<int32_t> bucket_;
-  int64_t dropped_ = 0;
-  int64_t truncated_ = 0;
 };
 
 // Cuts one global batch into `shards` contiguous parts (proportional_part: part i starts at
