@@ -182,13 +182,18 @@ struct GnmtSettings {
   }
 };
 
-// Lengths [rows] (int64, CPU) of padded rows: the count of non-padding ids.
-torch::Tensor lengths_of(const torch::Tensor& ids) { return ids.ne(wmt::kGnmtPadId).sum(1).to(torch::kLong); }
+// Lengths [rows] (int64) of padded rows on the CPU: the count of non-padding ids. Taken before the
+// ids move to the device, so packing the encoder input never waits for the device.
+torch::Tensor lengths_of(const torch::Tensor& cpu_ids) {
+  MLH_ASSERT(cpu_ids.device().is_cpu());
+  return cpu_ids.ne(wmt::kGnmtPadId).sum(1).to(torch::kLong);
+}
 
-// The summed label-smoothed loss of one batch: source [B, S], target [B, T] (BOS ... EOS).
-torch::Tensor batch_loss_sum(Gnmt& model, const torch::Tensor& source, const torch::Tensor& target,
-                             double label_smoothing, Precision precision, const torch::Device& device) {
-  const torch::Tensor lengths = lengths_of(source).to(torch::kCPU);
+// The summed label-smoothed loss of one batch: source [B, S] with its CPU lengths [B], target [B, T]
+// (BOS ... EOS).
+torch::Tensor batch_loss_sum(Gnmt& model, const torch::Tensor& source, const torch::Tensor& lengths,
+                             const torch::Tensor& target, double label_smoothing, Precision precision,
+                             const torch::Device& device) {
   const int64_t t = target.size(1);
   torch::Tensor logits;
   {
@@ -202,8 +207,9 @@ torch::Tensor batch_loss_sum(Gnmt& model, const torch::Tensor& source, const tor
 // GNMT's incremental decoding behind beam search's interface. The first step feeds BOS.
 class GnmtDecoder final : public IncrementalDecoder {
  public:
-  GnmtDecoder(Gnmt& model, const torch::Tensor& source, int64_t beam_size) : model_(model) {
-    const torch::Tensor lengths = lengths_of(source).to(torch::kCPU);
+  // source [B, S] on the model's device, lengths [B] on the CPU.
+  GnmtDecoder(Gnmt& model, const torch::Tensor& source, const torch::Tensor& lengths, int64_t beam_size)
+      : model_(model) {
     const torch::Tensor encoded = model_->encode(source, lengths);
     state_ = model_->start_decoding(encoded.repeat_interleave(beam_size, 0), lengths.repeat_interleave(beam_size, 0));
   }
@@ -228,7 +234,7 @@ std::vector<wmt::TokenIds> translate(Gnmt& model, const std::vector<const wmt::T
     const size_t end = std::min(sources.size(), begin + static_cast<size_t>(batch));
     const torch::Tensor source = padded_batch(sources, begin, end);
     AutocastScope autocast(precision, device);
-    GnmtDecoder decoder(model, source.to(device), options.beam_size);
+    GnmtDecoder decoder(model, source.to(device), lengths_of(source), options.beam_size);
     for (const BeamHypothesis& best : beam_search(decoder, static_cast<int64_t>(end - begin), options))
       out.emplace_back(best.tokens.begin(), best.tokens.end());
   }
@@ -366,9 +372,10 @@ class GnmtWorkload final : public Workload {
         const std::vector<int64_t>& kept = shards[static_cast<size_t>(shard)];
         if (kept.empty()) return 0.0;
         torch::manual_seed(shard_seed(seed_, step_, shard));
-        const torch::Tensor source = to_tensor(batcher_->padded_sources(kept)).to(device_);
+        const torch::Tensor source = to_tensor(batcher_->padded_sources(kept));
         const torch::Tensor target = to_tensor(batcher_->padded_targets(kept)).to(device_);
-        const torch::Tensor loss = batch_loss_sum(model_, source, target, settings_.label_smoothing, precision_, device_);
+        const torch::Tensor loss = batch_loss_sum(model_, source.to(device_), lengths_of(source), target,
+                                                  settings_.label_smoothing, precision_, device_);
         // The reference's loss: summed over tokens, divided by the sentences of the global batch.
         loss_scaler_->scale_loss(loss / pairs).backward();
         return loss.item<double>();
@@ -537,6 +544,7 @@ class GnmtBenchStep final : public BenchStep {
       return ids.to(device_);
     };
     source_ = sentences();
+    source_lengths_ = torch::full({rows_}, length_, torch::kLong);
     target_ = sentences();
     beam_.beam_size = s.beam_size;
     beam_.length_penalty_alpha = s.length_penalty_alpha;
@@ -549,13 +557,14 @@ class GnmtBenchStep final : public BenchStep {
       model_->eval();
       torch::NoGradGuard no_grad;
       AutocastScope autocast(precision_, device_);
-      GnmtDecoder decoder(model_, source_, beam_.beam_size);
+      GnmtDecoder decoder(model_, source_, source_lengths_, beam_.beam_size);
       beam_search(decoder, rows_, beam_);
       return;
     }
     model_->train();
     optimizer_->zero_grad();
-    const torch::Tensor loss = batch_loss_sum(model_, source_, target_, label_smoothing_, precision_, device_) / rows_;
+    const torch::Tensor loss =
+        batch_loss_sum(model_, source_, source_lengths_, target_, label_smoothing_, precision_, device_) / rows_;
     loss_scaler_.scale_loss(loss).backward();
     reducer_->allreduce_sum();
     loss_scaler_.step(parameters_, [&] {
@@ -583,7 +592,7 @@ class GnmtBenchStep final : public BenchStep {
   std::vector<torch::Tensor> parameters_;
   std::unique_ptr<FusedAdam> optimizer_;
   std::unique_ptr<GradientAllReducer> reducer_;
-  torch::Tensor source_, target_;
+  torch::Tensor source_, source_lengths_, target_;
   BeamSearchOptions beam_;
 };
 
