@@ -21,13 +21,13 @@
 #include "datasets/wmt/parallel_text.h"
 #include "datasets/wmt/prepare.h"
 #include "datasets/wmt/sentence_batcher.h"
-#include "datasets/wmt/synthetic_corpus.h"
 #include "harness/device.h"
 #include "harness/fused_adam.h"
 #include "harness/gradient_allreduce.h"
 #include "harness/mixed_precision.h"
 #include "harness/workload.h"
 #include "workloads/common/beam_search.h"
+#include "workloads/common/synthetic_translation_corpus.h"
 #include "workloads/common/translation_steps.h"
 #include "workloads/gnmt/gnmt.h"
 
@@ -44,11 +44,8 @@ constexpr int64_t kReferenceVocabularySize = 32320;
 struct GnmtSettings {
   std::string data_source = "wmt16";
   std::string data_path;
-  int64_t synthetic_pairs = 20000;
-  int64_t synthetic_data_seed = 1;
+  SyntheticTranslationCorpus synthetic;
   int64_t synthetic_bpe_merges = 1000;
-  int64_t synthetic_dev_pairs = 200;
-  int64_t synthetic_test_pairs = 500;
   int64_t vocabulary_pad_multiple = 8;
   int64_t hidden_size = 1024;
   int64_t encoder_layers = 4;
@@ -89,11 +86,8 @@ struct GnmtSettings {
            "wmt16 (a data folder at data_path in the MLPerf GNMT layout, real or from `mlharness prepare "
            "--workload gnmt`) or synthetic (a generated corpus, prepared under --data-dir)");
     c.bind("data_path", data_path, "wmt16: the data folder");
-    c.bind("synthetic_pairs", synthetic_pairs, "synthetic: sentence pairs generated (train + dev + test)");
-    c.bind("synthetic_data_seed", synthetic_data_seed, "synthetic: seed of the corpus (not the run seed)");
+    synthetic.bind(c);
     c.bind("synthetic_bpe_merges", synthetic_bpe_merges, "synthetic: BPE merges learned (the reference: 32000)");
-    c.bind("synthetic_dev_pairs", synthetic_dev_pairs, "synthetic: pairs held out as the dev split");
-    c.bind("synthetic_test_pairs", synthetic_test_pairs, "synthetic: pairs held out as the BLEU test set");
     c.bind("vocabulary_pad_multiple", vocabulary_pad_multiple,
            "the vocabulary is padded to a multiple of this (the reference: 8 in fp16, 1 in fp32)");
     c.bind("hidden_size", hidden_size, "LSTM, embedding and attention width");
@@ -139,8 +133,8 @@ struct GnmtSettings {
     if (data_source == "wmt16" && data_path.empty())
       throw UserError("key 'data_path' is empty; data_source wmt16 reads its folder from there "
                       "(--set data_path=/path/to/wmt16_de_en, or prepare one with `mlharness prepare --workload gnmt`)");
-    if (synthetic_pairs < 1 || synthetic_dev_pairs < 0 || synthetic_test_pairs < 1 || synthetic_bpe_merges < 1)
-      throw UserError("synthetic keys: pairs >= 1, dev_pairs >= 0, test_pairs >= 1, bpe_merges >= 1");
+    synthetic.validate();
+    if (synthetic_bpe_merges < 1) throw UserError("key 'synthetic_bpe_merges' must be >= 1");
     if (vocabulary_pad_multiple < 1) throw UserError("key 'vocabulary_pad_multiple' must be >= 1");
     if (hidden_size < 1) throw UserError("key 'hidden_size' must be >= 1");
     if (encoder_layers < 2 || decoder_layers < 2)
@@ -264,35 +258,14 @@ class GnmtWorkload final : public Workload {
       folder_ = s.data_path;
       return;
     }
-    const std::string corpus = "wmt-synthetic-p" + std::to_string(s.synthetic_pairs) + "-d" +
-                               std::to_string(s.synthetic_data_seed);
-    folder_ = fs::path(data_root) / (corpus + "-bpe" + std::to_string(s.synthetic_bpe_merges) + "-e" +
-                                     std::to_string(s.synthetic_dev_pairs) + "-t" +
-                                     std::to_string(s.synthetic_test_pairs));
-    if (!world.is_root() || fs::exists(folder_)) return;
-    const fs::path raw = fs::path(data_root) / (corpus + "-raw");
-    const fs::path source = raw / "train.en", target = raw / "train.de";
-    if (!fs::exists(target))
-      wmt::write_synthetic_parallel_corpus({s.synthetic_pairs, static_cast<uint64_t>(s.synthetic_data_seed)}, source,
-                                           target);
     wmt::PrepareOptions options;
     options.format = wmt::TranslationFormat::kGnmt;
-    options.source_file = source;
-    options.target_file = target;
-    options.out_dir = folder_;
     options.bpe_merges = s.synthetic_bpe_merges;
-    options.dev_pairs = s.synthetic_dev_pairs;
-    options.test_pairs = s.synthetic_test_pairs;
-    options.seed = static_cast<uint64_t>(s.synthetic_data_seed);
-    wmt::prepare_translation_data(options);
+    folder_ = s.synthetic.prepare(world, data_root, "bpe" + std::to_string(s.synthetic_bpe_merges), options);
   }
 
   std::vector<std::string> data_files() const override {
-    std::vector<std::string> files;
-    std::error_code ignored;
-    for (const auto& entry : fs::directory_iterator(folder_, ignored))
-      if (entry.is_regular_file()) files.push_back(entry.path().string());
-    return files;
+    return regular_files_in(folder_);
   }
 
   WorkloadInfo init(const RunContext& context) override {

@@ -18,7 +18,6 @@
 #include "datasets/wmt/parallel_text.h"
 #include "datasets/wmt/prepare.h"
 #include "datasets/wmt/sentencepiece_codec.h"
-#include "datasets/wmt/synthetic_corpus.h"
 #include "datasets/wmt/t2t_subword_codec.h"
 #include "datasets/wmt/tfrecord.h"
 #include "datasets/wmt/token_batcher.h"
@@ -28,6 +27,7 @@
 #include "harness/mixed_precision.h"
 #include "harness/workload.h"
 #include "workloads/common/beam_search.h"
+#include "workloads/common/synthetic_translation_corpus.h"
 #include "workloads/common/translation_steps.h"
 #include "workloads/transformer/transformer.h"
 
@@ -43,11 +43,8 @@ constexpr int64_t kReferenceVocabularySize = 33708;
 struct TransformerSettings {
   std::string data_source = "wmt";
   std::string data_path;
-  int64_t synthetic_pairs = 20000;
-  int64_t synthetic_data_seed = 1;
+  SyntheticTranslationCorpus synthetic;
   int64_t synthetic_vocabulary_size = 2000;
-  int64_t synthetic_dev_pairs = 200;
-  int64_t synthetic_test_pairs = 500;
   int64_t vocabulary_size = 0;
   int64_t layers = 6;
   int64_t model_size = 1024;
@@ -81,11 +78,8 @@ struct TransformerSettings {
            "wmt (a data folder at data_path: MLPerf's TFRecords + vocabulary, or `mlharness prepare` output) "
            "or synthetic (a generated corpus, prepared under --data-dir)");
     c.bind("data_path", data_path, "wmt: the data folder");
-    c.bind("synthetic_pairs", synthetic_pairs, "synthetic: sentence pairs generated (train + dev + test)");
-    c.bind("synthetic_data_seed", synthetic_data_seed, "synthetic: seed of the corpus (not the run seed)");
+    synthetic.bind(c);
     c.bind("synthetic_vocabulary_size", synthetic_vocabulary_size, "synthetic: SentencePiece vocabulary size");
-    c.bind("synthetic_dev_pairs", synthetic_dev_pairs, "synthetic: pairs held out as the dev split");
-    c.bind("synthetic_test_pairs", synthetic_test_pairs, "synthetic: pairs held out as the BLEU test set");
     c.bind("vocabulary_size", vocabulary_size,
            "embedding rows; 0 = the data's vocabulary (33708 for MLPerf's); never below the data's");
     c.bind("layers", layers, "encoder layers, and as many decoder layers");
@@ -122,9 +116,8 @@ struct TransformerSettings {
     if (data_source == "wmt" && data_path.empty())
       throw UserError("key 'data_path' is empty; data_source wmt reads its folder from there "
                       "(--set data_path=/path/to/wmt, or prepare one with `mlharness prepare`)");
-    if (synthetic_pairs < 1 || synthetic_dev_pairs < 0 || synthetic_test_pairs < 1 ||
-        synthetic_vocabulary_size < 100)
-      throw UserError("synthetic keys: pairs >= 1, dev_pairs >= 0, test_pairs >= 1, vocabulary_size >= 100");
+    synthetic.validate();
+    if (synthetic_vocabulary_size < 100) throw UserError("key 'synthetic_vocabulary_size' must be >= 100");
     if (vocabulary_size < 0) throw UserError("key 'vocabulary_size' must be >= 0 (0 = the data's)");
     if (layers < 1 || model_size < 2 || feed_forward_size < 1 || heads < 1)
       throw UserError("keys 'layers', 'model_size' (>= 2), 'feed_forward_size' and 'heads' must be positive");
@@ -232,34 +225,13 @@ class TransformerWorkload final : public Workload {
       folder_ = s.data_path;
       return;
     }
-    const std::string corpus = "wmt-synthetic-p" + std::to_string(s.synthetic_pairs) + "-d" +
-                               std::to_string(s.synthetic_data_seed);
-    folder_ = fs::path(data_root) / (corpus + "-v" + std::to_string(s.synthetic_vocabulary_size) + "-e" +
-                                     std::to_string(s.synthetic_dev_pairs) + "-t" +
-                                     std::to_string(s.synthetic_test_pairs));
-    if (!world.is_root() || fs::exists(folder_)) return;
-    const fs::path raw = fs::path(data_root) / (corpus + "-raw");
-    const fs::path source = raw / "train.en", target = raw / "train.de";
-    if (!fs::exists(target))
-      wmt::write_synthetic_parallel_corpus({s.synthetic_pairs, static_cast<uint64_t>(s.synthetic_data_seed)}, source,
-                                           target);
     wmt::PrepareOptions options;
-    options.source_file = source;
-    options.target_file = target;
-    options.out_dir = folder_;
     options.vocabulary_size = s.synthetic_vocabulary_size;
-    options.dev_pairs = s.synthetic_dev_pairs;
-    options.test_pairs = s.synthetic_test_pairs;
-    options.seed = static_cast<uint64_t>(s.synthetic_data_seed);
-    wmt::prepare_translation_data(options);
+    folder_ = s.synthetic.prepare(world, data_root, "v" + std::to_string(s.synthetic_vocabulary_size), options);
   }
 
   std::vector<std::string> data_files() const override {
-    std::vector<std::string> files;
-    std::error_code ignored;
-    for (const auto& entry : fs::directory_iterator(folder_, ignored))
-      if (entry.is_regular_file()) files.push_back(entry.path().string());
-    return files;
+    return regular_files_in(folder_);
   }
 
   WorkloadInfo init(const RunContext& context) override {
