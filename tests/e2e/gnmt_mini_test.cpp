@@ -13,51 +13,30 @@ namespace {
 
 void expect_gnmt_run_reaches_its_target(const std::string& run) {
   const auto records = records_of(run);
-  const LogRecord* run_stop = find(records, "run_stop");
-  ASSERT_NE(run_stop, nullptr);
-  EXPECT_EQ(run_stop->metadata["status"], "success");
-  const auto bleu = eval_accuracies(records);
-  ASSERT_FALSE(bleu.empty());
-  const LogRecord* target = find(records, "eval_target");
-  ASSERT_NE(target, nullptr);
-  EXPECT_GE(bleu.back(), target->value.get<double>());
-  EXPECT_LT(bleu.back(), 1.0);
-  const LogRecord* baseline = find(records, "mlharness_quality_baseline");
-  ASSERT_NE(baseline, nullptr);
-  EXPECT_EQ(baseline->value["name"], "copy-source baseline");
-  EXPECT_GT(target->value.get<double>(), baseline->value["value"].get<double>() + 0.15);
-  std::printf("%s: copy-source BLEU %.2f; BLEU per epoch:", run.c_str(), 100 * baseline->value["value"].get<double>());
-  for (double b : bleu) std::printf(" %.2f", 100 * b);
-  std::printf("\n");
+  expect_translation_run_beats_copying(run, records, 0.15);
 
   // training_0.7.0 closed_gnmt.yaml (spec/mlperf-logging.md §5), each exactly once.
-  std::map<std::string, int> counts;
-  std::map<std::string, const LogRecord*> last;
-  for (const auto& r : records) {
-    ++counts[r.key];
-    last[r.key] = &r;
-  }
+  std::map<std::string, int> counts = key_counts(records);
+  const std::map<std::string, const LogRecord*> last = last_by_key(records);
   for (const char* key : {"global_batch_size", "opt_base_learning_rate", "opt_learning_rate_alt_decay_func",
                           "opt_learning_rate_alt_warmup_func", "opt_learning_rate_decay_factor",
                           "opt_learning_rate_decay_interval", "opt_learning_rate_decay_steps",
                           "opt_learning_rate_remain_steps", "opt_learning_rate_warmup_steps", "max_sequence_length",
                           "submission_benchmark", "run_start", "run_stop", "init_stop", "train_samples", "eval_samples"})
     EXPECT_EQ(counts[key], 1) << key;
-  EXPECT_EQ(last["submission_benchmark"]->value, "gnmt");
-  EXPECT_EQ(last["max_sequence_length"]->metadata["method"], "discard");
-  EXPECT_EQ(last["opt_learning_rate_decay_steps"]->value, 4);
-  EXPECT_EQ(last["opt_learning_rate_decay_factor"]->value, 0.5);
-  EXPECT_TRUE(last["opt_learning_rate_alt_decay_func"]->value.is_boolean());
-  EXPECT_GT(last["opt_learning_rate_remain_steps"]->value.get<int64_t>(),
-            last["opt_learning_rate_warmup_steps"]->value.get<int64_t>());
+  EXPECT_EQ(last.at("submission_benchmark")->value, "gnmt");
+  EXPECT_EQ(last.at("max_sequence_length")->metadata["method"], "discard");
+  EXPECT_EQ(last.at("opt_learning_rate_decay_steps")->value, 4);
+  EXPECT_EQ(last.at("opt_learning_rate_decay_factor")->value, 0.5);
+  EXPECT_TRUE(last.at("opt_learning_rate_alt_decay_func")->value.is_boolean());
+  EXPECT_GT(last.at("opt_learning_rate_remain_steps")->value.get<int64_t>(),
+            last.at("opt_learning_rate_warmup_steps")->value.get<int64_t>());
 }
 
 TEST(GnmtMini, FourRanksReachTheTargetFarAboveCopyingTheSourceAndLogOnce) {
   expect_gnmt_run_reaches_its_target("gnmt_np4_seed1");
   const auto records = records_of("gnmt_np4_seed1");
-  int run_starts = 0;
-  for (const auto& r : records) run_starts += r.key == "run_start";
-  EXPECT_EQ(run_starts, 1) << "only rank 0 logs";
+  EXPECT_EQ(count_of(records, "run_start"), 1) << "only rank 0 logs";
   EXPECT_THAT(log_of("gnmt_np4_seed1").string(), ::testing::HasSubstr("/4x"));
   // The command's final summary: seed, epochs, global batch, time to train, throughput, the log.
   const std::string console = console_of("gnmt_np4_seed1");

@@ -28,8 +28,7 @@ TEST(NcfMini, ReachesTargetAndLogsEveryCommonKey) {
   for (size_t i = 0; i + 1 < accuracies.size(); ++i) EXPECT_LT(accuracies[i], target->value.get<double>());
 
   // training_0.7.0/common.yaml, with its counts (spec/mlperf-logging.md §4).
-  std::map<std::string, int> counts;
-  for (const auto& r : records) ++counts[r.key];
+  std::map<std::string, int> counts = key_counts(records);
   for (const char* once : {"submission_org", "submission_platform", "submission_division", "submission_status",
                            "submission_benchmark", "init_stop", "run_start", "run_stop", "train_samples",
                            "eval_samples", "seed", "global_batch_size", "opt_name", "opt_base_learning_rate"})
@@ -80,9 +79,7 @@ TEST(NcfMini, TwoRanksMatchOneRank) {
   const auto two = eval_accuracies(records);
   ASSERT_EQ(one.size(), two.size());
   for (size_t i = 0; i < one.size(); ++i) EXPECT_NEAR(one[i], two[i], 1e-4) << "epoch " << i + 1;
-  int run_starts = 0;
-  for (const auto& r : records) run_starts += r.key == "run_start";
-  EXPECT_EQ(run_starts, 1) << "only rank 0 logs";
+  EXPECT_EQ(count_of(records, "run_start"), 1) << "only rank 0 logs";
   EXPECT_THAT(log_of("np2_seed1").string(), ::testing::HasSubstr("/2x"));
 }
 

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,50 @@ inline const LogRecord* find(const std::vector<LogRecord>& records, const std::s
   for (const auto& r : records)
     if (r.key == key) return &r;
   return nullptr;
+}
+
+// How often each key occurs, and the last record of each key.
+inline int count_of(const std::vector<LogRecord>& records, const std::string& key) {
+  int count = 0;
+  for (const auto& r : records) count += r.key == key;
+  return count;
+}
+
+inline std::map<std::string, int> key_counts(const std::vector<LogRecord>& records) {
+  std::map<std::string, int> counts;
+  for (const auto& r : records) ++counts[r.key];
+  return counts;
+}
+
+inline std::map<std::string, const LogRecord*> last_by_key(const std::vector<LogRecord>& records) {
+  std::map<std::string, const LogRecord*> last;
+  for (const auto& r : records) last[r.key] = &r;
+  return last;
+}
+
+// A translation run's quality checks: run_stop says success, the last BLEU reaches eval_target (and
+// stays below 1), and the target lies more than `margin` above the logged copy-source baseline, which
+// is above 0. Prints the baseline and the BLEU per epoch under `run`.
+inline void expect_translation_run_beats_copying(const std::string& run, const std::vector<LogRecord>& records,
+                                                 double margin) {
+  const LogRecord* run_stop = find(records, "run_stop");
+  ASSERT_NE(run_stop, nullptr);
+  EXPECT_EQ(run_stop->metadata["status"], "success");
+  const std::vector<double> bleu = eval_accuracies(records);
+  ASSERT_FALSE(bleu.empty());
+  const LogRecord* target = find(records, "eval_target");
+  ASSERT_NE(target, nullptr);
+  EXPECT_GE(bleu.back(), target->value.get<double>());
+  EXPECT_LT(bleu.back(), 1.0);
+  const LogRecord* baseline = find(records, "mlharness_quality_baseline");
+  ASSERT_NE(baseline, nullptr);
+  EXPECT_EQ(baseline->value["name"], "copy-source baseline");
+  const double copy_bleu = baseline->value["value"].get<double>();
+  EXPECT_GT(copy_bleu, 0.0);
+  EXPECT_GT(target->value.get<double>(), copy_bleu + margin);
+  std::printf("%s: copy-source BLEU %.2f; BLEU per epoch:", run.c_str(), 100 * copy_bleu);
+  for (const double b : bleu) std::printf(" %.2f", 100 * b);
+  std::printf("\n");
 }
 
 // What the run printed (mini_run.sh keeps it).
