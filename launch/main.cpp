@@ -1,4 +1,5 @@
-// The mlharness command: `run` (the default), `bench`, `prepare` and `list`. Parses the command line with
+// The mlharness command: `run` (the default), `bench`, `prepare` and `list` train or measure; `check`,
+// `score` and `report` read results (launch/analysis_commands.h). Parses the command line with
 // Boost.Program_options, finds the config, and hands over to the engine. User errors print one line
 // and exit 2; under mpirun an error on any rank ends the whole job with its message.
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <thread>
 
 #include "compliance/user_error.h"
@@ -23,6 +25,7 @@
 #include "harness/settings.h"
 #include "harness/workload.h"
 #include "harness/world.h"
+#include "launch/analysis_commands.h"
 
 namespace po = boost::program_options;
 
@@ -42,6 +45,7 @@ usage:
                   [--inference | --loader] [options]
   mlharness prepare --workload transformer|gnmt --src train.en --tgt train.de --out DIR [prepare options]
   mlharness list
+  mlharness check LOG... [--ruleset 0.7.0|0.6.0|...]        MLPerf compliance rules: PASS or FAIL
   mlharness --workload NAME --help          also lists the workload's config keys
 
   mpirun -np 4 mlharness --workload ncf --seed 7      one process per device, data parallel
@@ -305,7 +309,8 @@ CommandLine parse_command_line(int argc, char** argv) {
     line.command = args[0];
     args.erase(args.begin());
   } else if (!args.empty() && !args[0].empty() && args[0][0] != '-') {
-    throw UserError("unknown command '" + args[0] + "'; commands: run, bench, prepare, list (see --help)");
+    throw UserError("unknown command '" + args[0] +
+                    "'; commands: run, bench, prepare, list, check (see --help)");
   }
   po::options_description all;
   all.add(common_options());
@@ -342,7 +347,20 @@ void apply_openmp_spin_count(const CommandLine& line, char** argv) {
   execv("/proc/self/exe", argv);  // returns only on failure: then libgomp's default stays
 }
 
+using AnalysisCommand = int (*)(const std::vector<std::string>&);
+
+// The commands that read results; each parses its own options.
+const std::map<std::string, AnalysisCommand>& analysis_commands() {
+  static const std::map<std::string, AnalysisCommand> commands = {
+      {"check", check_command}};
+  return commands;
+}
+
 int dispatch(int argc, char** argv) {
+  if (argc > 1) {
+    const auto command = analysis_commands().find(argv[1]);
+    if (command != analysis_commands().end()) return command->second(std::vector<std::string>(argv + 2, argv + argc));
+  }
   const CommandLine line = parse_command_line(argc, argv);
   if (!line.vars.count("help") && line.command != "list") apply_openmp_spin_count(line, argv);
   if (line.vars.count("help")) {
