@@ -1,0 +1,101 @@
+#include "compliance/run_summary.h"
+
+#include "compliance/mllog_keys.h"
+
+namespace mlh {
+namespace {
+
+std::string string_value(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_null()) return "";
+  return value.dump();
+}
+
+std::optional<int64_t> integer_value(const nlohmann::json& value) {
+  if (value.is_number_integer()) return value.get<int64_t>();
+  if (value.is_number_float()) return static_cast<int64_t>(value.get<double>());
+  if (value.is_string()) {
+    try {
+      return std::stoll(value.get<std::string>());
+    } catch (const std::exception&) {
+    }
+  }
+  return std::nullopt;
+}
+
+// The epoch of an eval_accuracy record, counted from 1 (nullopt when the log does not say).
+std::optional<double> eval_epoch(const LogRecord& r) {
+  if (r.format == LogFormat::kMlpV05) {
+    if (r.value.is_object() && r.value.contains("epoch") && r.value["epoch"].is_number())
+      return r.value["epoch"].get<double>() + 1;
+    return std::nullopt;
+  }
+  if (r.metadata.contains("epoch_num") && r.metadata["epoch_num"].is_number())
+    return r.metadata["epoch_num"].get<double>();
+  return std::nullopt;
+}
+
+nlohmann::json eval_value(const LogRecord& r) {
+  if (r.format == LogFormat::kMlpV05 && r.value.is_object() && r.value.contains("value")) return r.value["value"];
+  return r.value;
+}
+
+std::string stop_status(const LogRecord& r) {
+  if (r.format == LogFormat::kMlpV05) {
+    if (r.value.is_object() && r.value.contains("success") && r.value["success"].is_boolean())
+      return r.value["success"].get<bool>() ? "success" : "aborted";
+    return "";
+  }
+  if (r.metadata.contains("status")) return string_value(r.metadata["status"]);
+  return "";
+}
+
+}  // namespace
+
+std::optional<double> RunSummary::time_to_train_minutes() const {
+  if (!run_start_ms || !run_stop_ms) return std::nullopt;
+  return (*run_stop_ms - *run_start_ms) / 60000.0;
+}
+
+RunSummary summarize_run(const ParsedLog& log) {
+  RunSummary run;
+  run.path = log.path;
+  if (!log.records.empty()) run.format = log.records.front().format;
+  for (const LogRecord& r : log.records) {
+    if (run.benchmark.empty() && !r.benchmark.empty()) run.benchmark = r.benchmark;
+    if (r.key == keys::kSubmissionBenchmark) run.benchmark = string_value(r.value);
+    else if (r.key == keys::kSubmissionPlatform) run.platform = string_value(r.value);
+    else if (r.key == keys::kSubmissionDivision) run.division = string_value(r.value);
+    else if (r.key == keys::kSubmissionOrg) run.org = string_value(r.value);
+    else if (r.key == keys::kSeed) run.seed = integer_value(r.value);
+    else if (r.key == keys::kGlobalBatchSize || (r.key == "input_batch_size" && !run.global_batch_size))
+      run.global_batch_size = integer_value(r.value);
+    else if (r.key == "eval_target" && r.value.is_number()) run.target = r.value.get<double>();
+    else if (r.key == keys::kRunStart && !run.run_start_ms) run.run_start_ms = r.time_ms;
+    else if (r.key == keys::kRunStop && !run.run_stop_ms) {
+      run.run_stop_ms = r.time_ms;
+      run.status = stop_status(r);
+    } else if (r.key == keys::kEvalAccuracy && !run.run_stop_ms) {
+      EvalAccuracyPoint point;
+      point.epoch = eval_epoch(r).value_or(static_cast<double>(run.evals.size() + 1));
+      point.value = eval_value(r);
+      point.time_ms = r.time_ms;
+      run.evals.push_back(std::move(point));
+    }
+  }
+  if (log.records.empty()) run.problems.push_back("no MLPerf log lines");
+  for (const LogParseError& e : log.errors)
+    run.problems.push_back("line " + std::to_string(e.line_number) + ": " + e.message);
+  if (!log.records.empty() && !run.run_start_ms) run.problems.push_back("no run_start");
+  if (!log.records.empty() && !run.run_stop_ms) run.problems.push_back("no run_stop");
+  if (run.run_start_ms && run.run_stop_ms && *run.run_stop_ms < *run.run_start_ms)
+    run.problems.push_back("run_stop before run_start");
+
+  run.converged = run.status == "success" && !run.evals.empty();
+  if (run.converged && run.target && run.evals.back().value.is_number())
+    run.converged = run.evals.back().value.get<double>() >= *run.target;
+  if (run.converged) run.epochs_to_converge = run.evals.back().epoch;
+  return run;
+}
+
+}  // namespace mlh

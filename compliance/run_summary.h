@@ -1,0 +1,56 @@
+// What one MLPerf result log says about its run, whatever its line format (v0.5 `:::MLPv0.5.0`,
+// v0.6 `:::MLL`, v0.7+ `:::MLLOG`): the facts that scoring, reference convergence points and the
+// report need. It does not judge compliance (that is the checker's job); it reads.
+//
+// Conventions (spec/mlperf-logging.md §6, §7):
+// - time to train = run_stop - run_start;
+// - converged = run_stop says success (v0.6+: metadata.status == "success"; v0.5: value
+//   {"success": true}) and, when the log names its target (eval_target) and the accuracy is a
+//   number, the last eval_accuracy before run_stop reaches it;
+// - epochs to converge = the epoch of the last eval_accuracy before that run_stop (v0.6+:
+//   metadata.epoch_num, epochs counted from 1; v0.5: value.epoch, counted from 0, so + 1).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compliance/log_reader.h"
+
+namespace mlh {
+
+struct EvalAccuracyPoint {
+  double epoch = 0;            // as the log counts them, v0.5 shifted to count from 1
+  nlohmann::json value;        // a number, or an object such as {"BBOX": .., "SEGM": ..}
+  double time_ms = 0;
+};
+
+struct RunSummary {
+  std::string path;
+  LogFormat format = LogFormat::kMllog;
+  std::string benchmark;       // submission_benchmark, or the v0.5 lines' benchmark field
+  std::string platform;        // submission_platform ("" when not logged)
+  std::string division;        // submission_division ("" when not logged)
+  std::string org;             // submission_org ("" when not logged)
+  std::optional<int64_t> seed;
+  std::optional<int64_t> global_batch_size;  // global_batch_size (v0.5: input_batch_size)
+  std::optional<double> run_start_ms;
+  std::optional<double> run_stop_ms;
+  std::string status;          // "success", "aborted", ... ("" without run_stop)
+  std::optional<double> target;              // eval_target, when logged as a number
+  std::vector<EvalAccuracyPoint> evals;      // every eval_accuracy, in log order
+  bool converged = false;
+  std::optional<double> epochs_to_converge;  // set when converged
+  std::vector<std::string> problems;          // why it cannot be used: no run_start, parse errors, ...
+
+  // run_stop - run_start in minutes (nullopt without both).
+  std::optional<double> time_to_train_minutes() const;
+  bool usable() const { return problems.empty(); }
+};
+
+RunSummary summarize_run(const ParsedLog& log);
+
+}  // namespace mlh

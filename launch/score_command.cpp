@@ -1,0 +1,203 @@
+// `mlharness score DIR... [--rcp] [--benchmark NAME]`: the MLPerf score of every (system, benchmark)
+// found under the folders, the per-seed table behind it, and with --rcp the reference convergence
+// point test. Logs it cannot use are named in the output, never fatal; a folder that does not exist
+// or holds no log is a user error (exit 2).
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "compliance/checker.h"
+#include "compliance/rcp.h"
+#include "compliance/result_groups.h"
+#include "compliance/score.h"
+#include "compliance/user_error.h"
+#include "launch/analysis_commands.h"
+
+namespace po = boost::program_options;
+
+namespace mlh {
+namespace {
+
+const char* kScoreUsage = R"(usage: mlharness score DIR... [--rcp] [--benchmark NAME] [--no-check]
+
+Finds every result_*.txt under the folders (MLPerf layout <system>/<benchmark>/result_<i>.txt, or any
+nesting), groups the logs by system folder and benchmark, and prints per group the MLPerf score
+(olympic mean of the run times in minutes; resnet, ssd, maskrcnn: 5 runs, gnmt, transformer: 10,
+ncf: 100 of which the first 50 converged count) or why it is invalid, and each run's seed,
+convergence, epochs and minutes.
+
+options:
+)";
+
+struct ScoreOptions {
+  std::vector<std::string> folders;
+  bool rcp = false;
+  bool check = true;
+  std::string benchmark;
+};
+
+std::optional<ScoreOptions> parse_options(const std::vector<std::string>& args) {
+  po::options_description visible("");
+  visible.add_options()
+      ("rcp", "also test convergence against the reference convergence points (RCPs)")
+      ("benchmark", po::value<std::string>(), "score only this benchmark (resnet, ssd, maskrcnn, gnmt, transformer, ncf)")
+      ("no-check", "score every run by its own log alone; by default a log that fails the compliance rules of its "
+                   "format's ruleset (mlharness check) counts as not converged, as the official summarizer drops it")
+      ("help,h", "this text");
+  const po::variables_map vars = parse_with_positionals(args, visible, "folder");
+  if (vars.count("help")) {
+    std::cout << kScoreUsage << visible;
+    return std::nullopt;
+  }
+  ScoreOptions options;
+  if (vars.count("folder")) options.folders = vars["folder"].as<std::vector<std::string>>();
+  if (options.folders.empty()) throw UserError("score needs at least one folder: mlharness score DIR... [--rcp]");
+  options.rcp = vars.count("rcp") > 0;
+  options.check = vars.count("no-check") == 0;
+  if (vars.count("benchmark")) options.benchmark = vars["benchmark"].as<std::string>();
+  return options;
+}
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+std::string epochs_text(const std::optional<double>& epochs) {
+  if (!epochs) return "-";
+  return *epochs == static_cast<double>(static_cast<int64_t>(*epochs)) ? std::to_string(static_cast<int64_t>(*epochs))
+                                                                       : fixed(*epochs, 2);
+}
+
+std::string log_name(const std::string& path, const std::string& system) {
+  const std::filesystem::path relative = std::filesystem::path(path).lexically_relative(system);
+  return relative.empty() ? path : relative.string();
+}
+
+std::string pad(const std::string& text, size_t width) {
+  return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+}
+
+void print_seed_table(const BenchmarkScore& score, const std::string& system) {
+  std::cout << "  " << pad("seed", 12) << pad("converged", 11) << pad("epochs", 8) << pad("minutes", 10) << "log\n";
+  for (const SeedRow& row : score.runs) {
+    std::cout << "  " << pad(row.seed ? std::to_string(*row.seed) : "-", 12) << pad(row.converged ? "yes" : "no", 11)
+              << pad(epochs_text(row.epochs_to_converge), 8)
+              << pad(row.time_to_train_minutes ? fixed(*row.time_to_train_minutes, 3) : "-", 10)
+              << log_name(row.path, system);
+    if (!row.converged) std::cout << "  (" << row.failure << ")";
+    if (score.rule && score.rule->first_converged_by_start && row.converged && !row.scored)
+      std::cout << "  (not scored: after the first " << score.rule->scored_runs << " converged runs)";
+    std::cout << "\n";
+  }
+}
+
+void print_score(const BenchmarkScore& score) {
+  if (score.score_minutes) {
+    const int scored = static_cast<int>(score.scored_epochs().size());
+    std::cout << "  score: " << fixed(*score.score_minutes, 3) << " minutes (olympic mean: " << scored
+              << " runs scored, the fastest and the slowest dropped)\n";
+  } else {
+    std::cout << "  score: invalid: " << score.invalid_reason << "\n";
+  }
+  if (score.runs_present_olympic_minutes)
+    std::cout << "  olympic mean of the runs present: " << fixed(*score.runs_present_olympic_minutes, 3)
+              << " minutes (not an MLPerf score)\n";
+  for (const std::string& warning : score.warnings) std::cout << "  warning: " << warning << "\n";
+}
+
+void print_rcp_verdict(const ResultGroup& group, const BenchmarkScore& score) {
+  std::set<int64_t> batch_sizes;
+  for (const SeedRow& row : score.runs)
+    if (row.scored && row.global_batch_size) batch_sizes.insert(*row.global_batch_size);
+  const RcpSet* set = find_rcp_set(embedded_rcp_sets(), group.benchmark, group.effective_config);
+  if (!set) {
+    std::string sets_for_benchmark;
+    for (const RcpSet& candidate : embedded_rcp_sets())
+      if (candidate.benchmark == group.benchmark)
+        sets_for_benchmark += (sets_for_benchmark.empty() ? "" : ", ") + candidate.name + " applies to " + candidate.applies_to.dump();
+    std::cout << "  rcp: no RCP set applies to these runs ("
+              << (sets_for_benchmark.empty() ? "none exists for benchmark '" + group.benchmark + "'" : sets_for_benchmark)
+              << ")\n";
+    return;
+  }
+  if (batch_sizes.size() != 1) {
+    std::cout << "  rcp (" << set->name << "): cannot test: "
+              << (batch_sizes.empty() ? "no global_batch_size in the logs" : "the runs use different global batch sizes")
+              << "\n";
+    return;
+  }
+  const int64_t batch_size = *batch_sizes.begin();
+  const RcpVerdict verdict = check_convergence(*set, batch_size, score.scored_epochs());
+  std::cout << "  rcp (" << set->name << ", global batch " << batch_size << "): " << to_string(verdict.outcome) << ": "
+            << verdict.message << "\n";
+  if (verdict.outcome == RcpOutcome::kPass && verdict.score_scale > 1.0)
+    std::cout << "  rcp: faster than the RCP mean: the official checker scales the score by "
+              << fixed(verdict.score_scale, 4) << "\n";
+}
+
+// The runs whose logs fail the compliance rules of their format's ruleset (`mlharness check`): the
+// official summarizer drops such a file, so it counts as not converged.
+std::map<std::string, std::string> noncompliant_runs(const ResultGroup& group) {
+  std::map<std::string, std::string> rejected;
+  for (const RunSummary& run : group.runs) {
+    if (!run.usable()) continue;  // scoring already names its problems
+    const CheckResult check = check_log(read_log_file(run.path));
+    if (!check.passed && !check.failures.empty())
+      rejected[run.path] = "fails the " + check.ruleset + " compliance rules: " + check.failures.front().to_string();
+  }
+  return rejected;
+}
+
+void print_group(const ResultGroup& group, const ScoreOptions& options) {
+  const BenchmarkScore score = score_benchmark(group.benchmark, group.runs,
+                                               options.check ? noncompliant_runs(group) : std::map<std::string, std::string>{});
+  std::cout << group.system << " / " << (group.benchmark.empty() ? "(no benchmark named)" : group.benchmark);
+  if (!group.platforms.empty()) {
+    std::cout << "  (platform";
+    for (const std::string& platform : group.platforms) std::cout << " " << platform;
+    std::cout << ")";
+  }
+  std::cout << "\n";
+  print_score(score);
+  print_seed_table(score, group.system);
+  if (options.rcp) print_rcp_verdict(group, score);
+  std::cout << "\n";
+}
+
+}  // namespace
+
+int score_command(const std::vector<std::string>& args) {
+  const std::optional<ScoreOptions> options = parse_options(args);
+  if (!options) return 0;
+  ResultScan scan;
+  try {
+    scan = scan_results(options->folders);
+  } catch (const UserError& e) {
+    throw UserError(std::string("score: ") + e.what());
+  }
+  for (const std::string& folder : options->folders) {
+    if (scan.logs_per_folder[folder] > 0) continue;
+    std::string detail;
+    for (const SkippedFile& skipped : scan.skipped)
+      if (detail.empty() && skipped.path.rfind(folder, 0) == 0) detail = " (" + skipped.path + ": " + skipped.reason + ")";
+    throw UserError("score: no MLPerf result log (result_*.txt) under '" + folder + "'" + detail);
+  }
+  std::vector<const ResultGroup*> groups;
+  for (const ResultGroup& group : scan.groups)
+    if (options->benchmark.empty() || group.benchmark == options->benchmark) groups.push_back(&group);
+  if (groups.empty()) throw UserError("score: no logs of benchmark '" + options->benchmark + "' under the folders given");
+
+  for (const ResultGroup* group : groups) print_group(*group, *options);
+  for (const std::string& note : scan.notes) std::cout << "note: " << note << "\n";
+  for (const SkippedFile& skipped : scan.skipped) std::cout << "skipped " << skipped.path << ": " << skipped.reason << "\n";
+  return 0;
+}
+
+}  // namespace mlh

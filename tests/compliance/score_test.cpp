@@ -1,0 +1,287 @@
+// MLPerf scores: olympic means, failed runs, run counts, NCF's v0.5 rule, and the published results.
+#include "compliance/score.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "compliance/log_reader.h"
+#include "compliance/olympic_mean.h"
+#include "compliance/result_groups.h"
+#include "tests/mllog_line.h"
+
+namespace mlh {
+namespace {
+
+constexpr double kStartMs = 1.6e12;
+
+
+struct RunSpec {
+  std::string path;
+  int64_t seed = 0;
+  double start_offset_minutes = 0;  // run_start, minutes after kStartMs
+  double minutes = 10;              // run_stop - run_start
+  bool converged = true;
+  int epochs = 4;
+  std::string benchmark = "resnet";
+};
+
+// The log text of one run: converged ones end with a success run_stop after reaching the target.
+std::string log_text(const RunSpec& spec) {
+  const double start = kStartMs + spec.start_offset_minutes * 60000;
+  const double stop = start + spec.minutes * 60000;
+  std::string text = mllog_line("submission_benchmark", spec.benchmark, start - 1000) + mllog_line("seed", spec.seed, start - 900) +
+                     mllog_line("global_batch_size", 256, start - 800) + mllog_line("eval_target", 0.759, start - 700) +
+                     mllog_line("run_start", nullptr, start);
+  text += mllog_line("eval_accuracy", spec.converged ? 0.76 : 0.70, stop - 1, {{"epoch_num", spec.epochs}});
+  text += mllog_line("run_stop", nullptr, stop, {{"status", spec.converged ? "success" : "aborted"}});
+  return text;
+}
+
+RunSummary summary_of(const RunSpec& spec) {
+  ParsedLog log = parse_log_text(log_text(spec));
+  log.path = spec.path;
+  return summarize_run(log);
+}
+
+std::vector<RunSummary> runs_of(const std::vector<RunSpec>& specs) {
+  std::vector<RunSummary> runs;
+  for (const RunSpec& spec : specs) runs.push_back(summary_of(spec));
+  return runs;
+}
+
+// Five resnet runs taking `minutes[i]`; the first `failed` of them aborted.
+std::vector<RunSummary> resnet_runs(const std::vector<double>& minutes, int failed = 0) {
+  std::vector<RunSpec> specs;
+  for (size_t i = 0; i < minutes.size(); ++i)
+    specs.push_back({"r/result_" + std::to_string(i) + ".txt", static_cast<int64_t>(i + 1), static_cast<double>(i) * 100,
+                     minutes[i], static_cast<int>(i) >= failed, 36});
+  return runs_of(specs);
+}
+
+TEST(ScoringRule, RunCountsPerBenchmark) {
+  EXPECT_EQ(scoring_rule("resnet")->required_runs, 5);
+  EXPECT_EQ(scoring_rule("ssd")->required_runs, 5);
+  EXPECT_EQ(scoring_rule("maskrcnn")->required_runs, 5);
+  EXPECT_EQ(scoring_rule("gnmt")->required_runs, 10);
+  EXPECT_EQ(scoring_rule("transformer")->required_runs, 10);
+  EXPECT_EQ(scoring_rule("ncf")->required_runs, 100);
+  EXPECT_EQ(scoring_rule("ncf")->scored_runs, 50);
+  EXPECT_FALSE(scoring_rule("bert").has_value());
+}
+
+TEST(Score, OlympicMeanOfFiveConvergedRuns) {
+  const BenchmarkScore score = score_benchmark("resnet", resnet_runs({14, 10, 12, 13, 11}));
+  ASSERT_TRUE(score.score_minutes) << score.invalid_reason;
+  EXPECT_DOUBLE_EQ(*score.score_minutes, 12.0);
+  EXPECT_EQ(score.not_converged, 0);
+  ASSERT_EQ(score.runs.size(), 5u);
+  EXPECT_EQ(*score.runs[0].seed, 1);
+  EXPECT_DOUBLE_EQ(*score.runs[0].time_to_train_minutes, 14.0);
+  EXPECT_DOUBLE_EQ(*score.runs[0].epochs_to_converge, 36.0);
+  EXPECT_TRUE(score.warnings.empty());
+}
+
+TEST(Score, OneFailedRunIsTheDroppedSlowest) {
+  // The aborted run took 5 minutes, less than any other: it is still the one dropped as slowest,
+  // so only the fastest converged run (10) goes and the mean is (11 + 12 + 13) / 3.
+  const BenchmarkScore score = score_benchmark("resnet", resnet_runs({5, 10, 11, 12, 13}, 1));
+  ASSERT_TRUE(score.score_minutes) << score.invalid_reason;
+  EXPECT_DOUBLE_EQ(*score.score_minutes, 12.0);
+  EXPECT_EQ(score.not_converged, 1);
+  EXPECT_FALSE(score.runs[0].converged);
+  EXPECT_EQ(score.runs[0].failure, "run_stop status 'aborted'");
+  EXPECT_FALSE(score.runs[0].epochs_to_converge);
+  ASSERT_EQ(score.warnings.size(), 1u);
+  EXPECT_NE(score.warnings[0].find("dropped slowest"), std::string::npos);
+}
+
+TEST(Score, TwoFailedRunsMakeItInvalid) {
+  const BenchmarkScore score = score_benchmark("resnet", resnet_runs({20, 20, 11, 12, 13}, 2));
+  EXPECT_FALSE(score.score_minutes);
+  EXPECT_EQ(score.invalid_reason, "2 of 5 runs did not converge; at most 1 may");
+}
+
+TEST(Score, TooFewRunsAreInvalidButTheirMeanIsShown) {
+  const BenchmarkScore score = score_benchmark("resnet", resnet_runs({10, 12, 20}));
+  EXPECT_FALSE(score.score_minutes);
+  EXPECT_NE(score.invalid_reason.find("too few runs: 3"), std::string::npos) << score.invalid_reason;
+  ASSERT_TRUE(score.runs_present_olympic_minutes);
+  EXPECT_DOUBLE_EQ(*score.runs_present_olympic_minutes, 12.0);
+}
+
+TEST(Score, TooManyRunsAreInvalid) {
+  const BenchmarkScore score = score_benchmark("resnet", resnet_runs({10, 11, 12, 13, 14, 15}));
+  EXPECT_FALSE(score.score_minutes);
+  EXPECT_NE(score.invalid_reason.find("too many runs: 6"), std::string::npos) << score.invalid_reason;
+  ASSERT_TRUE(score.runs_present_olympic_minutes);
+  EXPECT_DOUBLE_EQ(*score.runs_present_olympic_minutes, 12.5);
+}
+
+TEST(Score, UnknownBenchmarkHasNoScore) {
+  const BenchmarkScore score = score_benchmark("bert", resnet_runs({10, 11, 12, 13, 14}));
+  EXPECT_FALSE(score.score_minutes);
+  EXPECT_NE(score.invalid_reason.find("no MLPerf scoring rule for benchmark 'bert'"), std::string::npos);
+}
+
+TEST(Score, LogsWithoutRunStopOrWithACallerRejectionCountAsFailed) {
+  std::vector<RunSummary> runs = resnet_runs({10, 11, 12, 13, 14});
+  const std::string whole = log_text({"r/result_9.txt", 9, 1000, 9, true, 36});
+  const std::string truncated = whole.substr(0, whole.rfind(":::MLLOG"));  // the run_stop line is gone
+  ParsedLog log = parse_log_text(truncated);
+  log.path = "r/result_9.txt";
+  runs[4] = summarize_run(log);
+  const BenchmarkScore score = score_benchmark("resnet", runs, {{"r/result_3.txt", "fails compliance: no init_start"}});
+  EXPECT_FALSE(score.score_minutes);
+  EXPECT_EQ(score.not_converged, 2);
+  std::vector<std::string> failures;
+  for (const SeedRow& row : score.runs)
+    if (!row.converged) failures.push_back(row.failure);
+  EXPECT_EQ(failures, (std::vector<std::string>{"fails compliance: no init_start", "no run_stop"}));
+}
+
+TEST(Score, RunsAreOrderedByStartAndDuplicateSeedsWarn) {
+  std::vector<RunSpec> specs;
+  for (int i = 0; i < 5; ++i) specs.push_back({"r/result_" + std::to_string(i) + ".txt", i == 4 ? 1 : i + 1, 50.0 - i * 10, 10.0 + i});
+  const BenchmarkScore score = score_benchmark("resnet", runs_of(specs));
+  EXPECT_EQ(score.runs.front().path, "r/result_4.txt");
+  EXPECT_EQ(score.runs.back().path, "r/result_0.txt");
+  ASSERT_EQ(score.warnings.size(), 1u);
+  EXPECT_NE(score.warnings[0].find("seed 1 is used by 2 runs (r/result_4.txt, r/result_0.txt)"), std::string::npos)
+      << score.warnings[0];
+}
+
+// NCF, v0.5 rule: of 100 runs the first 50 that converge (by run_start) are scored, then the best
+// and the worst are dropped. Here run k (k-th by start) fails when k == 10; converged runs 0..50
+// (without 10) take 2 minutes except the fastest (1) and the slowest (3) among them; the runs after
+// them take 100 minutes, except the next converged one, the fastest of all (0.5): scoring any run
+// beyond the first 50 converged would move the mean off 2.
+TEST(Score, NcfScoresTheFirstFiftyConvergedRuns) {
+  std::vector<RunSpec> specs;
+  for (int k = 0; k < 100; ++k) {
+    RunSpec spec;
+    spec.path = "ncf/result_" + std::to_string(99 - k) + ".txt";  // file order is not start order
+    spec.seed = k;
+    spec.start_offset_minutes = k * 200.0;
+    spec.benchmark = "ncf";
+    spec.converged = k != 10;
+    spec.epochs = 14;
+    spec.minutes = k <= 50 ? 2.0 : 100.0;
+    if (k == 0) spec.minutes = 3.0;
+    if (k == 20) spec.minutes = 1.0;
+    if (k == 51) spec.minutes = 0.5;
+    if (k == 10) spec.minutes = 4.0;
+    specs.push_back(spec);
+  }
+  const BenchmarkScore score = score_benchmark("ncf", runs_of(specs));
+  ASSERT_TRUE(score.score_minutes) << score.invalid_reason;
+  EXPECT_DOUBLE_EQ(*score.score_minutes, 2.0);
+  EXPECT_EQ(score.scored_epochs().size(), 50u);
+  EXPECT_FALSE(score.runs[10].scored);
+  EXPECT_TRUE(score.runs[50].scored);
+  EXPECT_FALSE(score.runs[51].scored);
+
+  // Fewer than 50 of 100 converge: invalid.
+  for (int k = 0; k < 51; ++k) specs[k].converged = false;
+  const BenchmarkScore failing = score_benchmark("ncf", runs_of(specs));
+  EXPECT_FALSE(failing.score_minutes);
+  EXPECT_NE(failing.invalid_reason.find("51 of 100 runs did not converge; at most 50 may"), std::string::npos)
+      << failing.invalid_reason;
+}
+
+TEST(Score, NcfSeedStudyWithFewerRunsGivesTheMeanOfTheRunsPresent) {
+  std::vector<RunSpec> specs;
+  for (int k = 0; k < 10; ++k) specs.push_back({"n/result_" + std::to_string(k) + ".txt", k, k * 10.0, 1.0 + k, k != 3, 5, "ncf"});
+  const BenchmarkScore score = score_benchmark("ncf", runs_of(specs));
+  EXPECT_FALSE(score.score_minutes);
+  EXPECT_NE(score.invalid_reason.find("too few runs: 10"), std::string::npos) << score.invalid_reason;
+  ASSERT_TRUE(score.runs_present_olympic_minutes);
+  // Converged: 1,2,3,5,..,10 minutes; drop 1 and 10: (2+3+5+6+7+8+9)/7.
+  EXPECT_DOUBLE_EQ(*score.runs_present_olympic_minutes, 40.0 / 7.0);
+}
+
+// ---- The published logs (../shared/mlperf-results), scored as MLPerf scores them. ----
+
+const std::string kPublished = MLH_SOURCE_DIR "/../shared/mlperf-results";
+
+BenchmarkScore published_score(const std::string& system_folder, const std::string& benchmark) {
+  const ResultScan scan = scan_results({kPublished + "/" + system_folder + "/" + benchmark});
+  EXPECT_TRUE(scan.skipped.empty());
+  EXPECT_EQ(scan.groups.size(), 1u);
+  if (scan.groups.size() != 1) return {};
+  EXPECT_EQ(scan.groups[0].benchmark, benchmark);
+  return score_benchmark(scan.groups[0].benchmark, scan.groups[0].runs);
+}
+
+struct PublishedScore {
+  const char* system_folder;
+  const char* benchmark;
+  double minutes;     // as printed: the official summarizer (3 decimals) or spec/performance.md §1a (1)
+  double half_unit;   // half of the last printed digit
+};
+
+class PublishedScores : public ::testing::TestWithParam<PublishedScore> {};
+
+TEST_P(PublishedScores, MatchThePrintedScore) {
+  if (!std::filesystem::exists(kPublished)) GTEST_SKIP() << kPublished << " is absent: no published logs to score";
+  const PublishedScore& expected = GetParam();
+  const BenchmarkScore score = published_score(expected.system_folder, expected.benchmark);
+  ASSERT_TRUE(score.score_minutes) << score.invalid_reason;
+  EXPECT_NEAR(*score.score_minutes, expected.minutes, expected.half_unit);
+  EXPECT_EQ(score.not_converged, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    V07AndV06, PublishedScores,
+    ::testing::Values(
+        // The official result summarizer (shared/mlperf-results/README.md).
+        PublishedScore{"v0.7/NVIDIA/results/dgx1_ngc20.06_pytorch", "gnmt", 18.502, 0.0005},
+        PublishedScore{"v0.7/NVIDIA/results/dgx1_ngc20.06_pytorch", "transformer", 18.812, 0.0005},
+        PublishedScore{"v0.7/NVIDIA/results/dgx1_ngc20.06_pytorch", "ssd", 20.690, 0.0005},
+        PublishedScore{"v0.7/DellEMC/results/C4140", "resnet", 154.042, 0.0005},
+        PublishedScore{"v0.7/DellEMC/results/DSS8440", "ssd", 25.365, 0.0005},
+        // spec/performance.md §1a.
+        PublishedScore{"v0.6/NVIDIA/results/dgx1_ngc19.05_pytorch", "gnmt", 20.6, 0.05},
+        PublishedScore{"v0.6/NVIDIA/results/dgx1_ngc19.05_pytorch", "transformer", 20.3, 0.05},
+        PublishedScore{"v0.6/NVIDIA/results/dgx1_ngc19.05_pytorch", "ssd", 22.4, 0.05},
+        PublishedScore{"v0.7/DellEMC/results/C4140", "ssd", 43.9, 0.05},
+        PublishedScore{"v0.7/DellEMC/results/C4140", "transformer", 35.4, 0.05},
+        PublishedScore{"v0.7/DellEMC/results/DSS8440", "resnet", 69.2, 0.05}));
+
+TEST(PublishedScores, PerSeedFactsOfV07Gnmt) {
+  if (!std::filesystem::exists(kPublished)) GTEST_SKIP() << kPublished << " is absent: no published logs to score";
+  const BenchmarkScore score = published_score("v0.7/NVIDIA/results/dgx1_ngc20.06_pytorch", "gnmt");
+  ASSERT_EQ(score.runs.size(), 10u);
+  int five_epochs = 0;
+  for (const SeedRow& row : score.runs) {
+    EXPECT_TRUE(row.converged) << row.path;
+    EXPECT_TRUE(row.seed) << row.path;
+    if (*row.epochs_to_converge == 5) ++five_epochs;
+    else EXPECT_EQ(*row.epochs_to_converge, 4) << row.path;
+  }
+  EXPECT_EQ(five_epochs, 1);  // spec/performance.md §1b: 4 epochs, 1 of 10 needed 5
+}
+
+// spec/performance.md §1a prints 0.49 for v0.5 DGX-1 NCF, but says its method did not treat
+// aborted runs specially: 14 of the 100 runs never reached HR@10 0.635 (§1b), and the olympic mean
+// of all 100 run times, aborted ones included, is 0.487 -> "0.49". The v0.5 rule scores the first
+// 50 runs that converge, by run_start, and drops the best and the worst: 0.472 minutes, the right
+// number by the rules.
+TEST(PublishedScores, V05NcfFollowsTheFirstFiftyConvergedRule) {
+  if (!std::filesystem::exists(kPublished)) GTEST_SKIP() << kPublished << " is absent: no published logs to score";
+  const BenchmarkScore score = published_score("v0.5/v0.5.0/nvidia/submission/results/dgx1_ngc18.11_pytorch", "ncf");
+  ASSERT_EQ(score.runs.size(), 100u);
+  EXPECT_EQ(score.not_converged, 14);
+  ASSERT_TRUE(score.score_minutes) << score.invalid_reason;
+  EXPECT_NEAR(*score.score_minutes, 0.472, 0.0005);
+
+  std::vector<std::optional<double>> every_run;
+  for (const SeedRow& row : score.runs) every_run.push_back(row.time_to_train_minutes);
+  ASSERT_TRUE(olympic_mean(every_run));
+  EXPECT_NEAR(*olympic_mean(every_run), 0.49, 0.005);  // §1a's method
+}
+
+}  // namespace
+}  // namespace mlh
