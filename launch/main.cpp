@@ -47,6 +47,7 @@ usage:
   mlharness list
   mlharness check LOG... [--ruleset 0.7.0|0.6.0|...]        MLPerf compliance rules: PASS or FAIL
   mlharness score DIR... [--rcp] [--benchmark NAME]        MLPerf scores, epochs per seed, RCP test
+  mlharness report DIR... --out DIR [--baseline PLATFORM]  tables and charts across platforms
   mlharness --workload NAME --help          also lists the workload's config keys
 
   mpirun -np 4 mlharness --workload ncf --seed 7      one process per device, data parallel
@@ -311,7 +312,7 @@ CommandLine parse_command_line(int argc, char** argv) {
     args.erase(args.begin());
   } else if (!args.empty() && !args[0].empty() && args[0][0] != '-') {
     throw UserError("unknown command '" + args[0] +
-                    "'; commands: run, bench, prepare, list, check, score (see --help)");
+                    "'; commands: run, bench, prepare, list, check, score, report (see --help)");
   }
   po::options_description all;
   all.add(common_options());
@@ -353,7 +354,7 @@ using AnalysisCommand = int (*)(const std::vector<std::string>&);
 // The commands that read results; each parses its own options.
 const std::map<std::string, AnalysisCommand>& analysis_commands() {
   static const std::map<std::string, AnalysisCommand> commands = {
-      {"check", check_command}, {"score", score_command}};
+      {"check", check_command}, {"score", score_command}, {"report", report_command}};
   return commands;
 }
 

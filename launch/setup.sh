@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(g++ cmake make ccache pkg-config libtorch-dev libopenblas0-pthread libopenmpi-dev openmpi-bin
   libyaml-cpp-dev libboost-program-options-dev libprotobuf-dev protobuf-compiler libgtest-dev
   libgmock-dev nlohmann-json3-dev zlib1g-dev libopencv-dev libsentencepiece-dev libicu-dev
-  dataset-fashion-mnist)
+  dataset-fashion-mnist chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,55 @@
+#include "harness/report/report.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "compliance/user_error.h"
+#include "harness/report/report_document.h"
+#include "harness/report/report_writers.h"
+
+namespace mlh::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_file(const fs::path& path, const std::string& text, std::vector<std::string>& written) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw UserError("report: cannot write '" + path.string() + "'; check that the --out folder is writable");
+  written.push_back(path.string());
+}
+
+}  // namespace
+
+ReportOutcome make_report(const ReportRequest& request) {
+  if (request.inputs.empty()) throw UserError("report: give at least one folder of results (see --help)");
+  ReportOutcome outcome;
+  outcome.collected = collect_runs(request.inputs);
+  if (outcome.collected.runs.empty()) {
+    std::string first;
+    for (const InputIssue& issue : outcome.collected.issues)
+      if (issue.skipped && first.empty()) first = " (first: " + issue.path + ": " + issue.reason + ")";
+    throw UserError("report: no usable run among " + std::to_string(outcome.collected.logs_found) +
+                    " result_<i>.txt log(s) found" + first);
+  }
+  outcome.tables = build_report_tables(outcome.collected.runs, request.baseline_platform);
+  const ReportDocument document = build_report_document(outcome.collected, outcome.tables, request.inputs);
+
+  const fs::path out_dir(request.out_dir);
+  std::error_code error;
+  fs::create_directories(out_dir / "charts", error);
+  if (error) throw UserError("report: cannot create '" + (out_dir / "charts").string() + "': " + error.message());
+  write_file(out_dir / "report.md", render_markdown(document), outcome.files_written);
+  write_file(out_dir / "report.html", render_html(document), outcome.files_written);
+  for (const DocSection& section : document.sections)
+    for (const DocBlock& block : section.blocks)
+      if (const auto* chart = std::get_if<DocChart>(&block))
+        write_file(out_dir / "charts" / (chart->file_stem + ".svg"), chart->svg + "\n", outcome.files_written);
+  write_file(out_dir / "runs.csv", runs_csv(outcome.collected.runs), outcome.files_written);
+  write_file(out_dir / "summary.csv", summary_csv(outcome.tables, outcome.collected.runs), outcome.files_written);
+  write_file(out_dir / "comparison.csv", comparison_csv(outcome.tables), outcome.files_written);
+  return outcome;
+}
+
+}  // namespace mlh::report

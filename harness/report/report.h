@@ -1,0 +1,29 @@
+// `mlharness report`: reads the runs under the input folders, builds the tables, and writes
+// report.md (with charts/*.svg), report.html, runs.csv, summary.csv and comparison.csv into the
+// output folder.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/report/report_data.h"
+#include "harness/report/report_tables.h"
+
+namespace mlh::report {
+
+struct ReportRequest {
+  std::vector<std::string> inputs;    // folders (searched recursively) or log files
+  std::string out_dir;
+  std::string baseline_platform;      // empty: the slowest platform per benchmark
+};
+
+struct ReportOutcome {
+  CollectedRuns collected;
+  ReportTables tables;
+  std::vector<std::string> files_written;
+};
+
+// Throws UserError when an input does not exist, no run is usable, or the output cannot be written.
+ReportOutcome make_report(const ReportRequest& request);
+
+}  // namespace mlh::report

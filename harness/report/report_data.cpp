@@ -1,0 +1,430 @@
+#include "harness/report/report_data.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "compliance/log_reader.h"
+#include "compliance/mllog_keys.h"
+#include "compliance/run_summary.h"
+#include "compliance/user_error.h"
+#include "harness/report/system_description.h"
+
+namespace mlh::report {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::regex& result_log_name() {
+  static const std::regex name(R"(result_(\d+)\.txt)");
+  return name;
+}
+
+struct LogFile {
+  fs::path path;
+  int index = 0;
+};
+
+// A number in a RunResult record: protobuf's JSON writes 64-bit integers as strings.
+std::optional<double> record_number(const json& record, const char* key) {
+  const auto it = record.find(key);
+  if (it == record.end()) return std::nullopt;
+  if (it->is_number()) return it->get<double>();
+  if (it->is_string()) {
+    try {
+      size_t used = 0;
+      const double value = std::stod(it->get<std::string>(), &used);
+      if (used == it->get<std::string>().size()) return value;
+    } catch (const std::exception&) {
+    }
+  }
+  return std::nullopt;
+}
+
+std::string record_text(const json& record, const char* key) {
+  const auto it = record.find(key);
+  return it != record.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// The record beside a log, or null (with a warning when it exists but is not a JSON object).
+json read_record(const fs::path& path, std::vector<InputIssue>& issues) {
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) return nullptr;
+  std::ifstream in(path);
+  json record = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!record.is_object()) {
+    issues.push_back({path.string(), "not a RunResult record (not a JSON object); the log beside it is used alone", false});
+    return nullptr;
+  }
+  return record;
+}
+
+// Epochs the log ran: distinct epoch numbers of epoch_start records (v0.5: train_epoch values)
+// before run_stop.
+std::optional<double> epochs_run_in_log(const ParsedLog& log) {
+  std::set<double> epochs;
+  for (const LogRecord& r : log.records) {
+    if (r.key == keys::kRunStop) break;
+    if (r.key == keys::kEpochStart && r.metadata.contains(keys::kMetaEpochNum) && r.metadata[keys::kMetaEpochNum].is_number())
+      epochs.insert(r.metadata[keys::kMetaEpochNum].get<double>());
+    else if (r.key == "train_epoch" && r.value.is_number())
+      epochs.insert(r.value.get<double>());
+  }
+  if (epochs.empty()) return std::nullopt;
+  return static_cast<double>(epochs.size());
+}
+
+std::optional<double> logged_number(const ParsedLog& log, const char* key) {
+  for (const LogRecord& r : log.records)
+    if (r.key == key && r.value.is_number()) return r.value.get<double>();
+  return std::nullopt;
+}
+
+std::string logged_text(const ParsedLog& log, const char* key) {
+  for (const LogRecord& r : log.records)
+    if (r.key == key && r.value.is_string()) return r.value.get<std::string>();
+  return "";
+}
+
+// An eval_accuracy value as one number: the value itself, or the first number of an object such as
+// {"BBOX": .., "SEGM": ..} (whose name is then the quality's name).
+std::optional<double> quality_number(const json& value, std::string* name) {
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) {  // v0.6 transformer logs write the BLEU score as a string
+    try {
+      size_t used = 0;
+      const double number = std::stod(value.get<std::string>(), &used);
+      if (used == value.get<std::string>().size()) return number;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+  }
+  if (!value.is_object()) return std::nullopt;
+  for (const auto& [key, member] : value.items()) {
+    if (!member.is_number()) continue;
+    *name = key;
+    return member.get<double>();
+  }
+  return std::nullopt;
+}
+
+class SystemFiles {
+ public:
+  explicit SystemFiles(std::vector<InputIssue>& issues) : issues_(issues) {}
+  const std::optional<SystemDescription>& for_log_folder(const fs::path& folder) {
+    const std::string path = system_file_for_log_folder(folder.string());
+    const auto known = cache_.find(path);
+    if (known != cache_.end()) return known->second;
+    std::optional<SystemDescription> system;
+    std::error_code error;
+    if (!path.empty() && fs::is_regular_file(path, error)) {
+      std::string problem;
+      system = read_system_file(path, &problem);
+      if (!system)
+        issues_.push_back({path, "system description " + problem + "; platform and GPU count come from the logs", false});
+    }
+    return cache_.emplace(path, system).first->second;
+  }
+
+ private:
+  std::vector<InputIssue>& issues_;
+  std::map<std::string, std::optional<SystemDescription>> cache_;
+};
+
+std::string missing_events(const RunSummary& summary, const ParsedLog& log) {
+  std::string what;
+  if (!summary.run_start_ms) what = "no run_start";
+  if (!summary.run_stop_ms) what += std::string(what.empty() ? "" : ", ") + "no run_stop";
+  if (what.empty()) return "";
+  if (log.truncated_last_line) what += " (its last line is cut off: the run was still going, or it crashed)";
+  else if (summary.run_start_ms) what += " (the run was still going, or it crashed)";
+  return what;
+}
+
+void take_platform(RunRow& row, const RunSummary& summary, const std::optional<SystemDescription>& system,
+                   const std::optional<SystemDescription>& entry, const json& record, const fs::path& log_folder,
+                   int* label_count) {
+  std::string label;
+  if (!summary.platform.empty() && summary.platform.find("PLACEHOLDER") == std::string::npos) {
+    label = summary.platform;
+    row.platform_source = "log submission_platform";
+  } else if (system && !system->system_name.empty()) {
+    label = system->system_name;
+    row.platform_source = "system JSON system_name";
+  } else if (!record.is_null() && !record_text(record, "platform").empty()) {
+    label = record_text(record, "platform");
+    row.platform_source = "RunResult platform";
+  } else {
+    label = log_folder.parent_path().filename().string();
+    row.platform_source = "folder name";
+  }
+  row.platform = platform_without_count(label, label_count);
+  if (row.platform.empty()) row.platform = label;
+
+  if (system && !system->accelerator_model.empty()) row.device_model = system->accelerator_model;
+  else if (!record.is_null() && !record_text(record, "device_model").empty()) row.device_model = record_text(record, "device_model");
+  else if (entry) row.device_model = entry->accelerator_model;
+}
+
+void take_gpus(RunRow& row, const std::optional<SystemDescription>& system, const std::optional<SystemDescription>& entry,
+               const json& record, int label_count) {
+  std::optional<double> record_devices;
+  if (!record.is_null()) record_devices = record_number(record, "device_count");
+  if (system && system->accelerator_count()) {
+    row.gpus = *system->accelerator_count();
+    row.gpus_source = "system JSON";
+  } else if (record_devices && *record_devices > 0) {
+    row.gpus = static_cast<int>(*record_devices);
+    row.gpus_source = "RunResult device_count";
+  } else if (entry && entry->accelerator_count()) {
+    row.gpus = *entry->accelerator_count();
+    row.gpus_source = "log submission_entry";
+  } else if (label_count > 0) {
+    row.gpus = label_count;
+    row.gpus_source = "platform label";
+  }
+}
+
+void take_quality(RunRow& row, const RunSummary& summary, const json& record) {
+  row.quality_name = record.is_null() ? "" : record_text(record, "quality_name");
+  if (!record.is_null()) {
+    const auto target = record_number(record, "quality_target");
+    if (target && *target > 0) row.quality_target = target;
+    const auto evals = record.find("evals");
+    if (!row.quality_name.empty() && evals != record.end() && evals->is_array()) {
+      for (const json& point : *evals) {
+        const auto epoch = record_number(point, "epoch");
+        const auto quality = point.find("quality");
+        if (!epoch || quality == point.end() || !quality->is_object()) continue;
+        const auto value = quality->find(row.quality_name);
+        if (value != quality->end() && value->is_number()) row.evals.push_back({*epoch, value->get<double>()});
+      }
+    }
+  }
+  if (!row.quality_target) row.quality_target = summary.target;
+  if (!row.evals.empty()) return;
+  std::string name = keys::kEvalAccuracy;
+  for (const EvalAccuracyPoint& point : summary.evals)
+    if (const auto value = quality_number(point.value, &name)) row.evals.push_back({point.epoch, *value});
+  if (row.quality_name.empty()) row.quality_name = name;
+}
+
+void take_throughput(RunRow& row, const ParsedLog& log, const json& record) {
+  const auto record_rate = record.is_null() ? std::nullopt : record_number(record, "train_samples_per_second");
+  if (record_rate && *record_rate > 0) {
+    row.train_samples_per_second = record_rate;
+    row.throughput_source = ThroughputSource::kRunResult;
+    return;
+  }
+  const auto train_samples = logged_number(log, keys::kTrainSamples);
+  if (!train_samples || !row.epochs_run || row.time_to_train_minutes <= 0) return;
+  row.train_samples_per_second = *train_samples * *row.epochs_run / (row.time_to_train_minutes * 60.0);
+  row.throughput_source = ThroughputSource::kDerivedFromLog;
+}
+
+std::optional<RunRow> read_run(const LogFile& file, SystemFiles& systems, std::vector<InputIssue>& issues) {
+  const std::string path = file.path.string();
+  ParsedLog log;
+  try {
+    log = read_log_file(path);
+  } catch (const UserError& e) {
+    issues.push_back({path, e.what()});
+    return std::nullopt;
+  }
+  if (log.records.empty()) {
+    issues.push_back({path, "not an MLPerf log: no :::MLLOG, :::MLL or :::MLPv0.5.0 lines"});
+    return std::nullopt;
+  }
+  const RunSummary summary = summarize_run(log);
+  if (const std::string missing = missing_events(summary, log); !missing.empty()) {
+    issues.push_back({path, missing});
+    return std::nullopt;
+  }
+  if (*summary.run_stop_ms < *summary.run_start_ms) {
+    issues.push_back({path, "run_stop is earlier than run_start"});
+    return std::nullopt;
+  }
+  if (!log.errors.empty())
+    issues.push_back({path,
+                      std::to_string(log.errors.size()) + " unparsable log line(s), first line " +
+                          std::to_string(log.errors.front().line_number) + ": " + log.errors.front().message +
+                          "; the run is used",
+                      false});
+
+  fs::path record_path = file.path;
+  record_path.replace_extension(".json");
+  const json record = read_record(record_path, issues);
+  const fs::path folder = file.path.parent_path();
+  const std::optional<SystemDescription>& system = systems.for_log_folder(folder);
+  const std::optional<SystemDescription> entry = parse_submission_entry(logged_text(log, keys::kSubmissionEntry));
+
+  RunRow row;
+  row.log_path = path;
+  row.record_path = record.is_null() ? "" : record_path.string();
+  row.log_format = to_string(summary.format);
+  row.result_index = file.index;
+  row.benchmark = summary.benchmark;
+  if (row.benchmark.empty() && !record.is_null()) row.benchmark = record_text(record, "benchmark");
+  if (row.benchmark.empty()) row.benchmark = folder.filename().string();
+  int label_count = 0;
+  take_platform(row, summary, system, entry, record, folder, &label_count);
+  take_gpus(row, system, entry, record, label_count);
+  row.seed = summary.seed;
+  if (!row.seed && !record.is_null())
+    if (const auto seed = record_number(record, "seed")) row.seed = static_cast<int64_t>(*seed);
+  row.global_batch_size = summary.global_batch_size;
+  if (!row.global_batch_size && !record.is_null())
+    if (const auto batch = record_number(record, "global_batch_size"); batch && *batch > 0)
+      row.global_batch_size = static_cast<int64_t>(*batch);
+  row.converged = summary.converged;
+  row.status = summary.status;
+  row.epochs_to_converge = summary.epochs_to_converge;
+  row.time_to_train_minutes = *summary.time_to_train_minutes();
+  const auto record_epochs = record.is_null() ? std::nullopt : record_number(record, "epochs_run");
+  row.epochs_run = record_epochs && *record_epochs > 0 ? record_epochs : epochs_run_in_log(log);
+  if (!row.epochs_run && !summary.evals.empty()) row.epochs_run = summary.evals.back().epoch;
+  take_throughput(row, log, record);
+  take_quality(row, summary, record);
+  return row;
+}
+
+// Logs whose benchmark differs from the rest of their folder (the folder's name when it is one of
+// the benchmarks, else the most common one) are moved out of `rows` into `issues`.
+void drop_mixed_benchmarks(std::vector<RunRow>& rows, const fs::path& folder, std::vector<InputIssue>& issues) {
+  std::map<std::string, int> counts;
+  for (const RunRow& row : rows) ++counts[row.benchmark];
+  if (counts.size() < 2) return;
+  std::string folder_benchmark = folder.filename().string();
+  if (!counts.count(folder_benchmark))
+    folder_benchmark = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+                         return a.second < b.second;
+                       })->first;
+  std::vector<RunRow> kept;
+  for (RunRow& row : rows) {
+    if (row.benchmark == folder_benchmark) {
+      kept.push_back(std::move(row));
+      continue;
+    }
+    issues.push_back({row.log_path, "a " + row.benchmark + " log in a folder of " + folder_benchmark +
+                                        " logs: give each benchmark its own folder"});
+  }
+  rows = std::move(kept);
+}
+
+void drop_repeated_seeds(std::vector<RunRow>& rows, std::vector<InputIssue>& issues) {
+  std::map<std::tuple<std::string, std::string, int, int64_t>, std::string> first_log;
+  std::vector<RunRow> kept;
+  for (RunRow& row : rows) {
+    if (row.seed) {
+      const auto [it, inserted] =
+          first_log.emplace(std::make_tuple(row.benchmark, row.platform, row.gpus, *row.seed), row.log_path);
+      if (!inserted) {
+        issues.push_back({row.log_path, "seed " + std::to_string(*row.seed) + " again (first run of it: " + it->second +
+                                            "); each seed counts once per benchmark, platform and GPU count"});
+        continue;
+      }
+    }
+    kept.push_back(std::move(row));
+  }
+  rows = std::move(kept);
+}
+
+// The result logs under one input, by folder, each folder's logs in result index order.
+std::map<fs::path, std::vector<LogFile>> find_logs(const std::string& input, std::vector<InputIssue>& issues) {
+  std::map<fs::path, std::vector<LogFile>> by_folder;
+  std::error_code error;
+  const fs::path root(input);
+  if (!fs::exists(root, error))
+    throw UserError("report: '" + input + "' does not exist; give folders that hold result_<i>.txt logs");
+  std::smatch match;
+  if (!fs::is_directory(root, error)) {
+    const std::string name = root.filename().string();
+    const int index = std::regex_match(name, match, result_log_name()) ? std::stoi(match[1]) : 0;
+    by_folder[root.parent_path()].push_back({root, index});
+    return by_folder;
+  }
+  for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, error), end;
+       !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (!it->is_regular_file(error) || !std::regex_match(name, match, result_log_name())) continue;
+    by_folder[it->path().parent_path()].push_back({it->path(), std::stoi(match[1])});
+  }
+  if (error) issues.push_back({input, "not fully readable: " + error.message(), false});
+  if (by_folder.empty()) issues.push_back({input, "no result_<i>.txt logs in this folder or below it"});
+  for (auto& [folder, files] : by_folder)
+    std::sort(files.begin(), files.end(), [](const LogFile& a, const LogFile& b) { return a.index < b.index; });
+  return by_folder;
+}
+
+}  // namespace
+
+const char* to_string(ThroughputSource source) {
+  switch (source) {
+    case ThroughputSource::kNone: return "";
+    case ThroughputSource::kRunResult: return "RunResult";
+    case ThroughputSource::kDerivedFromLog: return "derived from log";
+  }
+  return "";
+}
+
+std::optional<double> mlperf_quality_target(const std::string& benchmark) {
+  // shared/spec/mlperf-logging.md §4 (the v0.7 rule sets; ncf from the v0.5/v0.6 rules).
+  static const std::map<std::string, double> targets = {{"resnet", 0.759}, {"ssd", 0.23}, {"maskrcnn", 0.377},
+                                                        {"gnmt", 0.24},    {"transformer", 0.25}, {"ncf", 0.635}};
+  const auto it = targets.find(benchmark);
+  if (it == targets.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string RunRow::seed_label() const {
+  return seed ? "seed " + std::to_string(*seed) : "run " + std::to_string(result_index);
+}
+
+std::string platform_without_count(const std::string& label, int* count) {
+  static const std::regex counted(R"((\d{1,5})x\s*(.+))");
+  std::smatch match;
+  if (!std::regex_match(label, match, counted)) return label;
+  if (count) *count = std::stoi(match[1]);
+  return match[2].str();
+}
+
+CollectedRuns collect_runs(const std::vector<std::string>& inputs) {
+  CollectedRuns collected;
+  std::map<fs::path, std::vector<LogFile>> by_folder;
+  std::set<fs::path> seen;
+  for (const std::string& input : inputs) {
+    for (auto& [folder, files] : find_logs(input, collected.issues)) {
+      for (LogFile& file : files) {
+        std::error_code error;
+        const fs::path canonical = fs::weakly_canonical(file.path, error);
+        if (!seen.insert(error ? file.path : canonical).second) continue;  // named twice
+        by_folder[folder].push_back(std::move(file));
+      }
+    }
+  }
+  SystemFiles systems(collected.issues);
+  for (auto& [folder, files] : by_folder) {
+    std::sort(files.begin(), files.end(), [](const LogFile& a, const LogFile& b) { return a.index < b.index; });
+    std::vector<RunRow> rows;
+    for (const LogFile& file : files) {
+      ++collected.logs_found;
+      if (auto row = read_run(file, systems, collected.issues)) rows.push_back(std::move(*row));
+    }
+    drop_mixed_benchmarks(rows, folder, collected.issues);
+    for (RunRow& row : rows) collected.runs.push_back(std::move(row));
+  }
+  drop_repeated_seeds(collected.runs, collected.issues);
+  std::stable_sort(collected.runs.begin(), collected.runs.end(), [](const RunRow& a, const RunRow& b) {
+    return std::tie(a.benchmark, a.platform, a.gpus) < std::tie(b.benchmark, b.platform, b.gpus);
+  });
+  return collected;
+}
+
+}  // namespace mlh::report

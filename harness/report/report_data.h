@@ -1,0 +1,84 @@
+// The report's input: every MLPerf result log (result_<i>.txt, any of the three line formats) under the
+// given folders, each with the RunResult record beside it (result_<i>.json) when there is one, turned
+// into one row per run. Inputs that cannot be used are listed with the reason instead of stopping
+// the report: a log without run_start or run_stop, a file that is not a log, a second run of the same
+// seed, a folder without logs, a log of another benchmark than the rest of its folder.
+//
+// Where each field comes from, first source that has it:
+//   benchmark   log submission_benchmark (v0.5: the lines' benchmark field), RunResult, folder name
+//   platform    log submission_platform (not a placeholder), system JSON system_name, RunResult,
+//               the <system> folder; a leading "Nx" is dropped (the count lives in `gpus`)
+//   gpus        system JSON accelerators_per_node x number_of_nodes, RunResult device_count,
+//               the log's v0.6 submission_entry, the "Nx" of the platform label
+//   throughput  RunResult train_samples_per_second; else derived from the log as
+//               train_samples x epochs run / (run_stop - run_start), which includes eval time
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlh::report {
+
+struct QualityPoint {
+  double epoch = 0;
+  double value = 0;
+};
+
+enum class ThroughputSource { kNone, kRunResult, kDerivedFromLog };
+const char* to_string(ThroughputSource source);
+
+struct RunRow {
+  std::string log_path;
+  std::string record_path;     // result_<i>.json beside the log; empty when there is none
+  std::string log_format;      // mllog, mll, mlpv0.5
+  int result_index = 0;        // the <i> of result_<i>.txt
+  std::string benchmark;
+  std::string platform;        // without a leading "Nx"
+  std::string platform_source;
+  std::string device_model;    // GPU (or CPU) model, when known
+  int gpus = 0;                // 0 when unknown
+  std::string gpus_source;
+  std::optional<int64_t> seed;
+  std::optional<int64_t> global_batch_size;
+  bool converged = false;
+  std::string status;          // run_stop status
+  std::optional<double> epochs_to_converge;
+  std::optional<double> epochs_run;
+  double time_to_train_minutes = 0;  // run_stop - run_start
+  std::optional<double> train_samples_per_second;
+  ThroughputSource throughput_source = ThroughputSource::kNone;
+  std::string quality_name;
+  std::optional<double> quality_target;
+  std::vector<QualityPoint> evals;  // quality against epoch, in order
+
+  // "seed 7", or "run 3" (the result index) for a log without a seed.
+  std::string seed_label() const;
+};
+
+struct InputIssue {
+  std::string path;
+  std::string reason;
+  bool skipped = true;         // false: the input is used, the reason is a warning
+};
+
+struct CollectedRuns {
+  std::vector<RunRow> runs;    // sorted by benchmark, platform, gpus, then log path
+  std::vector<InputIssue> issues;
+  int logs_found = 0;
+};
+
+// Reads every result_<i>.txt under `inputs` (folders searched recursively, or log files named
+// directly). Throws UserError for an input path that does not exist.
+CollectedRuns collect_runs(const std::vector<std::string>& inputs);
+
+// MLPerf's quality target for a benchmark's eval_accuracy (resnet top-1 0.759, ssd mAP 0.23,
+// maskrcnn box mAP 0.377, gnmt BLEU/100 0.24, transformer BLEU/100 0.25, ncf HR@10 0.635); nullopt
+// for another name. For charts of logs that do not name their target.
+std::optional<double> mlperf_quality_target(const std::string& benchmark);
+
+// Strips a leading "<N>x" from a platform label; *count gets N when there was one.
+std::string platform_without_count(const std::string& label, int* count);
+
+}  // namespace mlh::report

@@ -1,0 +1,339 @@
+#include "harness/report/report_document.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "harness/report/svg_chart.h"
+
+namespace mlh::report {
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+std::string shortest(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+std::string rate(const std::optional<double>& samples_per_second) {
+  if (!samples_per_second) return "";
+  return fixed(*samples_per_second, *samples_per_second >= 100 ? 0 : 1);
+}
+
+std::string times(const std::optional<double>& ratio) { return ratio ? fixed(*ratio, 2) + "x" : ""; }
+
+std::string group_name(const GroupSummary& g) { return g.benchmark + " · " + g.platform + " · " + gpu_count_label(g.gpus); }
+
+std::string file_stem(const std::string& kind, const GroupSummary* g, const std::string& benchmark) {
+  std::string stem = kind + "_" + benchmark;
+  if (g) stem += "_" + g->platform + "_" + std::to_string(g->gpus) + "gpu";
+  for (char& c : stem)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+  return stem;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : separator) + part;
+  return text;
+}
+
+std::string epochs_cell(const GroupSummary& g) {
+  if (!g.epochs_mean) return "";
+  return fixed(*g.epochs_mean, 2) + (g.epochs_sd ? " ± " + fixed(*g.epochs_sd, 2) : "");
+}
+
+std::string olympic_cell(const GroupSummary& g) {
+  return g.olympic_mean_minutes ? fixed(*g.olympic_mean_minutes, 3) : "invalid (" + g.olympic_invalid_reason + ")";
+}
+
+std::string per_seed_epochs(const GroupSummary& g, const std::vector<RunRow>& runs) {
+  std::vector<std::string> parts;
+  for (size_t i : g.run_indices) {
+    const RunRow& run = runs[i];
+    const std::string value = run.converged && run.epochs_to_converge ? shortest(*run.epochs_to_converge) : "not converged";
+    parts.push_back(run.seed_label() + ": " + value);
+  }
+  return join(parts, ", ");
+}
+
+DocSection introduction(const CollectedRuns& collected, const ReportTables& tables, const std::vector<std::string>& inputs) {
+  std::set<std::string> benchmarks, platforms;
+  for (const GroupSummary& g : tables.groups) {
+    benchmarks.insert(g.benchmark);
+    platforms.insert(g.platform);
+  }
+  int skipped = 0;
+  for (const InputIssue& issue : collected.issues) skipped += issue.skipped ? 1 : 0;
+  DocSection section{"Inputs and method", 2, {}};
+  section.blocks.push_back(Paragraph{std::to_string(collected.runs.size()) + " runs of " + std::to_string(benchmarks.size()) +
+                                     " benchmark(s) on " + std::to_string(platforms.size()) + " platform(s), from " +
+                                     std::to_string(collected.logs_found) + " result logs under: " + join(inputs, ", ") +
+                                     ". " + std::to_string(skipped) + " input(s) skipped (see Skipped inputs)."});
+  bool derived = false;
+  for (const GroupSummary& g : tables.groups) derived = derived || g.throughput_derived;
+  Bullets method;
+  method.items = {
+      "Time to train = run_stop − run_start, in minutes (initialisation is not timed; evaluation is).",
+      "Olympic mean (MLPerf score): the runs' times sorted, the fastest and the slowest dropped, the rest averaged. "
+      "A run that did not converge counts as the dropped slowest; with fewer than 3 runs, or more than one that did "
+      "not converge, it is invalid and the reason is shown.",
+      "Epochs to converge: the epoch of the eval that reached the target, per seed; mean ± sample standard deviation "
+      "over the converged runs.",
+      "Throughput (train samples/s): our runs' RunResult value (steady state, total samples over total training time). "
+      "Published logs carry none: it is derived as train_samples × epochs run ÷ (run_stop − run_start), so it includes "
+      "evaluation time and reads lower than a pure training rate (marked †); blank when the log has no train_samples.",
+      "GPUs: from the submission's systems JSON (accelerators per node × nodes), our RunResult's device count (CPU "
+      "runs: ranks), the v0.6 log's submission_entry, or the leading \"Nx\" of the platform label.",
+      "Scaling efficiency: throughput per GPU ÷ throughput per GPU of the same platform and benchmark at its smallest "
+      "GPU count (100% = linear).",
+  };
+  if (derived) method.items.push_back("† in this report: throughput derived from the log, including evaluation time.");
+  section.blocks.push_back(method);
+  section.blocks.push_back(Paragraph{"The tables are also in runs.csv (one row per run), summary.csv (one row per "
+                                     "benchmark × platform × GPU count) and comparison.csv, for pandas."});
+  return section;
+}
+
+DocSection summary_section(const CollectedRuns& collected, const ReportTables& tables) {
+  DocSection section{"Summary by benchmark, platform and GPU count", 2, {}};
+  DocTable table;
+  table.header = {"Benchmark", "Platform", "GPUs", "Device", "Global batch", "Runs", "Converged",
+                  "Epochs to converge (mean ± sd)", "Olympic mean time to train (min)", "Throughput (samples/s)",
+                  "Per GPU (samples/s)", "Scaling efficiency"};
+  table.numeric = {false, false, true, false, true, true, true, true, true, true, true, true};
+  for (const GroupSummary& g : tables.groups) {
+    std::vector<std::string> batches;
+    for (int64_t b : g.global_batch_sizes) batches.push_back(std::to_string(b));
+    const std::string dagger = g.throughput_derived ? "\u00a0†" : "";
+    std::string scaling;
+    if (g.scaling_efficiency)
+      scaling = fixed(*g.scaling_efficiency * 100, 0) + "% (vs " + gpu_count_label(g.scaling_reference_gpus) + ")";
+    table.rows.push_back({g.benchmark, g.platform, g.gpus > 0 ? std::to_string(g.gpus) : "?", g.device_model,
+                          join(batches, ", "), std::to_string(g.run_indices.size()), std::to_string(g.converged_runs),
+                          epochs_cell(g), olympic_cell(g),
+                          g.train_samples_per_second ? rate(g.train_samples_per_second) + dagger : "",
+                          g.train_samples_per_second_per_gpu ? rate(g.train_samples_per_second_per_gpu) + dagger : "",
+                          scaling});
+  }
+  section.blocks.push_back(table);
+
+  DocTable seeds;
+  seeds.header = {"Benchmark", "Platform", "GPUs", "Epochs to converge per seed"};
+  seeds.numeric = {false, false, true, false};
+  for (const GroupSummary& g : tables.groups)
+    seeds.rows.push_back({g.benchmark, g.platform, g.gpus > 0 ? std::to_string(g.gpus) : "?", per_seed_epochs(g, collected.runs)});
+  section.blocks.push_back(Paragraph{"Epochs to converge, seed by seed:"});
+  section.blocks.push_back(seeds);
+  return section;
+}
+
+DocSection comparison_section(const ReportTables& tables) {
+  DocSection section{"Platforms against the baseline", 2, {}};
+  Bullets choices;
+  for (const BaselineChoice& choice : tables.baselines)
+    choices.items.push_back(choice.benchmark + ": baseline " + choice.platform +
+                            (choice.chosen_by_user ? " (given with --baseline)"
+                                                   : " (the slowest: the longest time to train at its smallest GPU count)"));
+  for (const std::string& note : tables.notes) choices.items.push_back(note);
+  if (!choices.items.empty()) section.blocks.push_back(choices);
+  if (tables.comparisons.empty()) {
+    section.blocks.push_back(Paragraph{"No benchmark ran on two platforms: nothing to compare."});
+    return section;
+  }
+  section.blocks.push_back(Paragraph{
+      "Speedup = baseline time to train ÷ this platform's (above 1: faster than the baseline); throughput ratios = this "
+      "platform ÷ baseline. Each row is compared with the baseline at the same GPU count, or the nearest it has. "
+      "Times are olympic means; * marks a mean of the converged runs where an olympic mean is invalid."});
+  DocTable table;
+  table.header = {"Benchmark", "Platform", "GPUs", "Baseline", "Baseline GPUs", "Time to train (min)",
+                  "Baseline time (min)", "Speedup", "Throughput ratio", "Per-GPU throughput ratio"};
+  table.numeric = {false, false, true, false, true, true, true, true, true, true};
+  for (const ComparisonRow& row : tables.comparisons) {
+    const std::string mark = row.minutes_are_olympic ? "" : " *";
+    table.rows.push_back({row.benchmark, row.platform, row.gpus > 0 ? std::to_string(row.gpus) : "?", row.baseline_platform,
+                          row.baseline_gpus > 0 ? std::to_string(row.baseline_gpus) : "?",
+                          row.minutes ? fixed(*row.minutes, 3) + mark : "", row.baseline_minutes ? fixed(*row.baseline_minutes, 3) + mark : "",
+                          times(row.speedup), times(row.throughput_ratio), times(row.throughput_per_gpu_ratio)});
+  }
+  section.blocks.push_back(table);
+  return section;
+}
+
+// Per benchmark: a bar per platform (series) and GPU count (category).
+BarChart per_benchmark_bars(const std::vector<const GroupSummary*>& groups) {
+  std::vector<int> counts;  // ascending, unknown (0) last
+  std::vector<std::string> platforms;
+  for (const GroupSummary* g : groups) {
+    if (std::find(counts.begin(), counts.end(), g->gpus) == counts.end()) counts.push_back(g->gpus);
+    if (std::find(platforms.begin(), platforms.end(), g->platform) == platforms.end()) platforms.push_back(g->platform);
+  }
+  std::sort(counts.begin(), counts.end(), [](int a, int b) { return (a <= 0) != (b <= 0) ? b <= 0 : a < b; });
+  BarChart chart;
+  for (int count : counts) chart.categories.push_back(gpu_count_label(count));
+  for (const std::string& platform : platforms) chart.series.push_back({platform, std::vector<std::optional<double>>(counts.size())});
+  chart.x_label = "GPU count";
+  return chart;
+}
+
+size_t index_of(const std::vector<std::string>& values, const std::string& value) {
+  return static_cast<size_t>(std::find(values.begin(), values.end(), value) - values.begin());
+}
+
+void add_benchmark_charts(DocSection& section, const std::string& benchmark, const std::vector<const GroupSummary*>& groups) {
+  BarChart time = per_benchmark_bars(groups);
+  BarChart throughput = per_benchmark_bars(groups);
+  std::vector<std::string> platforms;
+  for (const BarSeries& s : time.series) platforms.push_back(s.name);
+  std::vector<std::string> fallbacks, untimed, unmeasured;
+  bool derived = false, any_throughput = false;
+  for (const GroupSummary* g : groups) {
+    const size_t s = index_of(platforms, g->platform);
+    const size_t c = index_of(time.categories, gpu_count_label(g->gpus));
+    time.series[s].values[c] = g->compared_minutes();
+    if (!g->olympic_mean_minutes && g->compared_minutes()) fallbacks.push_back(g->platform + " " + gpu_count_label(g->gpus));
+    if (!g->compared_minutes()) untimed.push_back(g->platform + " " + gpu_count_label(g->gpus));
+    throughput.series[s].values[c] = g->train_samples_per_second;
+    if (!g->train_samples_per_second) unmeasured.push_back(g->platform + " " + gpu_count_label(g->gpus));
+    derived = derived || g->throughput_derived;
+    any_throughput = any_throughput || g->train_samples_per_second.has_value();
+  }
+  time.title = benchmark + ": time to train (olympic mean)";
+  time.y_label = "minutes";
+  if (!fallbacks.empty()) time.note = "Mean of the converged runs (olympic mean invalid): " + join(fallbacks, ", ") + ". ";
+  if (!untimed.empty()) time.note += "No converged run: " + join(untimed, ", ") + ".";
+  section.blocks.push_back(DocChart{file_stem("time_to_train", nullptr, benchmark), time.title, render_bar_chart(time)});
+  if (!any_throughput) return;
+  throughput.title = benchmark + ": training throughput";
+  throughput.y_label = "train samples/s";
+  if (derived) throughput.note = "Published logs: train_samples × epochs ÷ (run_stop − run_start), eval time included. ";
+  if (!unmeasured.empty()) throughput.note += "No throughput: " + join(unmeasured, ", ") + ".";
+  section.blocks.push_back(DocChart{file_stem("throughput", nullptr, benchmark), throughput.title, render_bar_chart(throughput)});
+}
+
+DocChart epochs_chart(const GroupSummary& g, const std::vector<RunRow>& runs) {
+  BarChart chart;
+  chart.title = group_name(g) + ": epochs to converge per seed";
+  chart.y_label = "epochs";
+  chart.missing_label = "✗";
+  BarSeries series{"epochs to converge", {}};
+  bool failures = false, seeds = false;
+  for (size_t i : g.run_indices) {
+    const RunRow& run = runs[i];
+    chart.categories.push_back(run.seed ? std::to_string(*run.seed) : "run " + std::to_string(run.result_index));
+    series.values.push_back(run.converged ? run.epochs_to_converge : std::nullopt);
+    failures = failures || !run.converged;
+    seeds = seeds || run.seed.has_value();
+  }
+  chart.x_label = seeds ? "seed" : "run (result_<i>.txt; the logs name no seed)";
+  chart.series.push_back(series);
+  if (failures) chart.note = "✗: the run did not converge";
+  return DocChart{file_stem("epochs", &g, g.benchmark), chart.title, render_bar_chart(chart)};
+}
+
+std::optional<DocChart> quality_chart(const GroupSummary& g, const std::vector<RunRow>& runs) {
+  LineChart chart;
+  chart.title = group_name(g) + ": eval quality per epoch";
+  chart.x_label = "epoch";
+  std::set<std::string> names;
+  for (size_t i : g.run_indices) {
+    const RunRow& run = runs[i];
+    if (run.evals.empty()) continue;
+    LineSeries series{run.seed_label(), {}};
+    for (const QualityPoint& p : run.evals) series.points.push_back({p.epoch, p.value});
+    chart.series.push_back(series);
+    names.insert(run.quality_name);
+    if (!chart.target && run.quality_target) chart.target = run.quality_target;
+  }
+  if (chart.series.empty()) return std::nullopt;
+  bool target_from_rules = false;
+  if (!chart.target) {
+    chart.target = mlperf_quality_target(g.benchmark);
+    target_from_rules = chart.target.has_value();
+    // v0.6 logs give BLEU in points (24.5), later rounds as a fraction (0.245).
+    bool points = true;
+    for (const LineSeries& series : chart.series)
+      for (const LinePoint& p : series.points) points = points && p.y > 1;
+    if (chart.target && points && *chart.target < 1) *chart.target *= 100;
+  }
+  chart.y_label = join(std::vector<std::string>(names.begin(), names.end()), ", ");
+  if (chart.target) chart.target_label = "target " + shortest(*chart.target);
+  else chart.note = "The logs name no target, and MLPerf has none on record for this benchmark.";
+  if (chart.target && target_from_rules) chart.note = "Target: MLPerf's quality target for " + g.benchmark + " (the logs name none).";
+  return DocChart{file_stem("quality", &g, g.benchmark), chart.title, render_line_chart(chart)};
+}
+
+DocSection charts_section(const CollectedRuns& collected, const ReportTables& tables) {
+  DocSection section{"Charts", 2, {}};
+  std::map<std::string, std::vector<const GroupSummary*>> by_benchmark;
+  for (const GroupSummary& g : tables.groups) by_benchmark[g.benchmark].push_back(&g);
+  for (const auto& [benchmark, groups] : by_benchmark) add_benchmark_charts(section, benchmark, groups);
+
+  size_t drawn = 0;
+  for (const GroupSummary& g : tables.groups) {
+    if (g.converged_runs == 0 || drawn == kMaxChartsPerKind) continue;
+    section.blocks.push_back(epochs_chart(g, collected.runs));
+    ++drawn;
+  }
+  size_t quality_drawn = 0, quality_wanted = 0;
+  for (const GroupSummary& g : tables.groups) {
+    if (quality_drawn == kMaxChartsPerKind) {
+      ++quality_wanted;
+      continue;
+    }
+    if (auto chart = quality_chart(g, collected.runs)) {
+      section.blocks.push_back(*chart);
+      ++quality_drawn;
+      ++quality_wanted;
+    }
+  }
+  size_t epochs_wanted = 0;
+  for (const GroupSummary& g : tables.groups) epochs_wanted += g.converged_runs > 0 ? 1 : 0;
+  if (epochs_wanted > drawn || quality_wanted > quality_drawn)
+    section.blocks.push_back(Paragraph{"Charts per group are capped at " + std::to_string(kMaxChartsPerKind) +
+                                       " of each kind; the rest are in the CSV files."});
+  return section;
+}
+
+DocSection issues_section(const CollectedRuns& collected) {
+  DocSection section{"Skipped inputs", 2, {}};
+  Bullets skipped, warnings;
+  for (const InputIssue& issue : collected.issues)
+    (issue.skipped ? skipped : warnings).items.push_back(issue.path + ": " + issue.reason);
+  if (skipped.items.empty()) section.blocks.push_back(Paragraph{"None: every log found was used."});
+  else section.blocks.push_back(skipped);
+  if (!warnings.items.empty()) {
+    section.blocks.push_back(Paragraph{"Used, with a warning:"});
+    section.blocks.push_back(warnings);
+  }
+  return section;
+}
+
+}  // namespace
+
+std::string gpu_count_label(int gpus) {
+  if (gpus <= 0) return "? GPUs";
+  return std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs");
+}
+
+ReportDocument build_report_document(const CollectedRuns& collected, const ReportTables& tables,
+                                     const std::vector<std::string>& inputs) {
+  ReportDocument document;
+  document.title = "mlharness report: time to train, throughput and seeds across platforms";
+  document.sections.push_back(introduction(collected, tables, inputs));
+  document.sections.push_back(summary_section(collected, tables));
+  document.sections.push_back(comparison_section(tables));
+  document.sections.push_back(charts_section(collected, tables));
+  document.sections.push_back(issues_section(collected));
+  return document;
+}
+
+}  // namespace mlh::report

@@ -1,0 +1,213 @@
+#include "harness/report/report_tables.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "compliance/olympic_mean.h"
+#include "compliance/user_error.h"
+
+namespace mlh::report {
+namespace {
+
+std::optional<double> mean(const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+std::optional<double> sample_sd(const std::vector<double>& values) {
+  if (values.size() < 2) return std::nullopt;
+  const double m = *mean(values);
+  double squares = 0;
+  for (double v : values) squares += (v - m) * (v - m);
+  return std::sqrt(squares / static_cast<double>(values.size() - 1));
+}
+
+std::string plural(int n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+
+void summarize_group(GroupSummary& group, const std::vector<RunRow>& runs) {
+  std::sort(group.run_indices.begin(), group.run_indices.end(), [&](size_t a, size_t b) {
+    const RunRow& x = runs[a];
+    const RunRow& y = runs[b];
+    if (x.seed && y.seed) return *x.seed < *y.seed;
+    if (x.seed.has_value() != y.seed.has_value()) return x.seed.has_value();
+    const std::string x_folder = std::filesystem::path(x.log_path).parent_path().string();
+    const std::string y_folder = std::filesystem::path(y.log_path).parent_path().string();
+    return std::tie(x_folder, x.result_index) < std::tie(y_folder, y.result_index);
+  });
+  std::vector<std::optional<double>> times;
+  std::vector<double> converged_times, epochs, throughputs;
+  std::set<int64_t> batches;
+  for (size_t index : group.run_indices) {
+    const RunRow& run = runs[index];
+    if (group.device_model.empty()) group.device_model = run.device_model;
+    if (run.global_batch_size) batches.insert(*run.global_batch_size);
+    if (run.converged) {
+      ++group.converged_runs;
+      converged_times.push_back(run.time_to_train_minutes);
+      times.emplace_back(run.time_to_train_minutes);
+      if (run.epochs_to_converge) epochs.push_back(*run.epochs_to_converge);
+    } else {
+      times.emplace_back(std::nullopt);
+    }
+    if (run.train_samples_per_second) throughputs.push_back(*run.train_samples_per_second);
+    if (run.throughput_source == ThroughputSource::kDerivedFromLog) group.throughput_derived = true;
+  }
+  group.global_batch_sizes.assign(batches.begin(), batches.end());
+  group.epochs_mean = mean(epochs);
+  group.epochs_sd = sample_sd(epochs);
+  group.mean_converged_minutes = mean(converged_times);
+  group.olympic_mean_minutes = olympic_mean(times, 1);
+  const int run_count = static_cast<int>(times.size());
+  const int failed = run_count - group.converged_runs;
+  if (group.olympic_mean_minutes) group.olympic_invalid_reason.clear();
+  else if (run_count < 3) group.olympic_invalid_reason = "needs at least 3 runs, has " + std::to_string(run_count);
+  else if (failed > 1) group.olympic_invalid_reason = plural(failed, "run", "runs") + " did not converge (at most 1 may)";
+  else group.olympic_invalid_reason = "too few converged runs";
+  group.train_samples_per_second = mean(throughputs);
+  if (group.train_samples_per_second && group.gpus > 0)
+    group.train_samples_per_second_per_gpu = *group.train_samples_per_second / group.gpus;
+}
+
+// Only where a platform ran a benchmark at two or more GPU counts with a throughput.
+void add_scaling_efficiency(std::vector<GroupSummary>& groups) {
+  std::map<std::pair<std::string, std::string>, const GroupSummary*> smallest;
+  std::map<std::pair<std::string, std::string>, int> counts;
+  for (const GroupSummary& g : groups) {
+    if (!g.train_samples_per_second_per_gpu) continue;
+    ++counts[{g.benchmark, g.platform}];
+    auto& best = smallest[{g.benchmark, g.platform}];
+    if (!best || g.gpus < best->gpus) best = &g;
+  }
+  for (GroupSummary& g : groups) {
+    const auto it = smallest.find({g.benchmark, g.platform});
+    if (it == smallest.end() || !g.train_samples_per_second_per_gpu || counts[{g.benchmark, g.platform}] < 2) continue;
+    g.scaling_efficiency = *g.train_samples_per_second_per_gpu / *it->second->train_samples_per_second_per_gpu;
+    g.scaling_reference_gpus = it->second->gpus;
+  }
+}
+
+// The platform's group with the smallest GPU count that has a time, or null.
+const GroupSummary* smallest_timed_group(const std::vector<const GroupSummary*>& groups) {
+  const GroupSummary* found = nullptr;
+  for (const GroupSummary* g : groups)
+    if (g->compared_minutes() && (!found || g->gpus < found->gpus)) found = g;
+  return found;
+}
+
+const GroupSummary* nearest_gpu_count(const std::vector<const GroupSummary*>& groups, int gpus) {
+  const GroupSummary* found = nullptr;
+  for (const GroupSummary* g : groups) {
+    if (!found) {
+      found = g;
+      continue;
+    }
+    const int distance = std::abs(g->gpus - gpus);
+    const int best = std::abs(found->gpus - gpus);
+    if (distance < best || (distance == best && g->gpus < found->gpus)) found = g;
+  }
+  return found;
+}
+
+std::optional<double> ratio(const std::optional<double>& numerator, const std::optional<double>& denominator) {
+  if (!numerator || !denominator || *denominator <= 0) return std::nullopt;
+  return *numerator / *denominator;
+}
+
+}  // namespace
+
+std::optional<double> GroupSummary::compared_minutes() const {
+  return olympic_mean_minutes ? olympic_mean_minutes : mean_converged_minutes;
+}
+
+ReportTables build_report_tables(const std::vector<RunRow>& runs, const std::string& baseline_platform) {
+  ReportTables tables;
+  std::map<std::tuple<std::string, std::string, int>, size_t> group_of;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto key = std::make_tuple(runs[i].benchmark, runs[i].platform, runs[i].gpus);
+    auto [it, inserted] = group_of.emplace(key, tables.groups.size());
+    if (inserted) {
+      GroupSummary group;
+      group.benchmark = runs[i].benchmark;
+      group.platform = runs[i].platform;
+      group.gpus = runs[i].gpus;
+      tables.groups.push_back(group);
+    }
+    tables.groups[it->second].run_indices.push_back(i);
+  }
+  std::sort(tables.groups.begin(), tables.groups.end(), [](const GroupSummary& a, const GroupSummary& b) {
+    return std::tie(a.benchmark, a.platform, a.gpus) < std::tie(b.benchmark, b.platform, b.gpus);
+  });
+  for (GroupSummary& group : tables.groups) summarize_group(group, runs);
+  add_scaling_efficiency(tables.groups);
+
+  const std::string wanted = baseline_platform.empty() ? "" : platform_without_count(baseline_platform, nullptr);
+  std::map<std::string, std::map<std::string, std::vector<const GroupSummary*>>> by_benchmark;
+  bool wanted_found = false;
+  for (const GroupSummary& g : tables.groups) {
+    by_benchmark[g.benchmark][g.platform].push_back(&g);
+    wanted_found = wanted_found || g.platform == wanted;
+  }
+  if (!wanted.empty() && !wanted_found) {
+    std::string platforms;
+    for (const GroupSummary& g : tables.groups)
+      if (platforms.find("'" + g.platform + "'") == std::string::npos) platforms += (platforms.empty() ? "'" : ", '") + g.platform + "'";
+    throw UserError("report: --baseline '" + baseline_platform + "' is not a platform of these runs; platforms: " + platforms);
+  }
+
+  for (const auto& [benchmark, platforms] : by_benchmark) {
+    if (platforms.size() < 2) {
+      tables.notes.push_back(benchmark + ": only " + platforms.begin()->first + " ran it; nothing to compare");
+      continue;
+    }
+    BaselineChoice choice{benchmark, wanted, !wanted.empty()};
+    if (!wanted.empty() && !platforms.count(wanted)) {
+      tables.notes.push_back(benchmark + ": the baseline " + wanted + " has no usable run of it; not compared");
+      continue;
+    }
+    if (wanted.empty()) {
+      std::optional<double> slowest;
+      for (const auto& [platform, groups] : platforms) {
+        const GroupSummary* g = smallest_timed_group(groups);
+        if (g && (!slowest || *g->compared_minutes() > *slowest)) {
+          slowest = g->compared_minutes();
+          choice.platform = platform;
+        }
+      }
+      if (choice.platform.empty()) {
+        tables.notes.push_back(benchmark + ": no platform has a converged run; not compared");
+        continue;
+      }
+    }
+    tables.baselines.push_back(choice);
+    const auto& baseline_groups = platforms.at(choice.platform);
+    for (const auto& [platform, groups] : platforms) {
+      if (platform == choice.platform) continue;
+      for (const GroupSummary* g : groups) {
+        const GroupSummary* base = nearest_gpu_count(baseline_groups, g->gpus);
+        ComparisonRow row;
+        row.benchmark = benchmark;
+        row.baseline_platform = choice.platform;
+        row.baseline_gpus = base->gpus;
+        row.platform = platform;
+        row.gpus = g->gpus;
+        row.minutes = g->compared_minutes();
+        row.baseline_minutes = base->compared_minutes();
+        row.minutes_are_olympic = g->olympic_mean_minutes.has_value() && base->olympic_mean_minutes.has_value();
+        row.speedup = ratio(row.baseline_minutes, row.minutes);
+        row.throughput_ratio = ratio(g->train_samples_per_second, base->train_samples_per_second);
+        row.throughput_per_gpu_ratio = ratio(g->train_samples_per_second_per_gpu, base->train_samples_per_second_per_gpu);
+        tables.comparisons.push_back(row);
+      }
+    }
+  }
+  return tables;
+}
+
+}  // namespace mlh::report

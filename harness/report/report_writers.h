@@ -1,0 +1,28 @@
+// The report's output formats: Markdown (charts as SVG files beside it), self-contained HTML (inline
+// CSS and inline SVG; nothing fetched) and CSV tables for pandas (RFC 4180 quoting, one header row,
+// empty cells for unknown values).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/report/report_data.h"
+#include "harness/report/report_document.h"
+#include "harness/report/report_tables.h"
+
+namespace mlh::report {
+
+std::string render_markdown(const ReportDocument& document);
+std::string render_html(const ReportDocument& document);
+
+// runs.csv: one row per run.
+std::string runs_csv(const std::vector<RunRow>& runs);
+// summary.csv: one row per benchmark x platform x GPU count.
+std::string summary_csv(const ReportTables& tables, const std::vector<RunRow>& runs);
+// comparison.csv: one row per platform group against its benchmark's baseline.
+std::string comparison_csv(const ReportTables& tables);
+
+// One CSV field, quoted when it holds a comma, quote or line break.
+std::string csv_field(const std::string& text);
+
+}  // namespace mlh::report
