@@ -6,3 +6,7 @@ set_tests_properties(e2e.TransformerMini.ReachesItsBleuTargetFarAboveCopyingTheS
   PROPERTIES FIXTURES_REQUIRED "transformer_np1;transformer_np2;transformer_np1_one_core")
 set_tests_properties(e2e.GnmtMini.FourRanksReachTheTargetFarAboveCopyingTheSourceAndLogOnce
   PROPERTIES FIXTURES_REQUIRED gnmt_np4)
+set_tests_properties(e2e.OwnLogs.NcfPassesTheComplianceCheck PROPERTIES FIXTURES_REQUIRED "ncf_np1;ncf_np2")
+set_tests_properties(e2e.OwnLogs.ResNet50PassesTheComplianceCheck PROPERTIES FIXTURES_REQUIRED resnet50_np2)
+set_tests_properties(e2e.OwnLogs.TransformerPassesTheComplianceCheck PROPERTIES FIXTURES_REQUIRED transformer_np1)
+set_tests_properties(e2e.OwnLogs.GnmtPassesTheComplianceCheck PROPERTIES FIXTURES_REQUIRED gnmt_np4)
