@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "compliance/run_summary.h"
+
 namespace mlh::report {
 
 struct QualityPoint {
@@ -30,10 +32,13 @@ enum class ThroughputSource { kNone, kRunResult, kDerivedFromLog };
 const char* to_string(ThroughputSource source);
 
 struct RunRow {
+  RunSummary summary;          // what the log says (scoring reads it)
   std::string log_path;
   std::string record_path;     // result_<i>.json beside the log; empty when there is none
   std::string log_format;      // mllog, mll, mlpv0.5
   int result_index = 0;        // the <i> of result_<i>.txt
+  // The MLPerf benchmark, with " (<data_source> data)" for runs on stand-in data (the mini configs'
+  // synthetic or Fashion-MNIST data), which are never grouped or compared with runs on MLPerf's data.
   std::string benchmark;
   std::string platform;        // without a leading "Nx"
   std::string platform_source;

@@ -185,6 +185,19 @@ TEST_F(ReportData, PlatformsAgainstTheSlowestOrTheGivenBaseline) {
   EXPECT_THROW(build_report_tables(runs.runs, "Quantum-GPU"), UserError);
 }
 
+TEST_F(ReportData, RunsOnStandInDataAreNeverComparedWithTheRealBenchmark) {
+  write_logs("published/gnmt", seeds_with_minutes({15, 15, 15}, "1xSlow-GPU"));
+  std::vector<LogSpec> mini = seeds_with_minutes({5, 5, 5}, "1xFast-GPU");
+  for (LogSpec& spec : mini) spec.data_source = "synthetic";
+  write_logs("mini/gnmt", mini);
+  const CollectedRuns runs = collect_runs({dir_.string()});
+  const ReportTables tables = build_report_tables(runs.runs, "");
+  ASSERT_EQ(tables.groups.size(), 2u);
+  EXPECT_EQ(tables.groups[0].benchmark, "gnmt");
+  EXPECT_EQ(tables.groups[1].benchmark, "gnmt (synthetic data)");
+  EXPECT_TRUE(tables.comparisons.empty());
+}
+
 TEST_F(ReportData, ASecondRunOfTheSameSeedIsSkipped) {
   std::vector<LogSpec> specs = seeds_with_minutes({10, 11, 12}, "1xTest-GPU");
   specs[2].seed = 1;

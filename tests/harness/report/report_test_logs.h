@@ -26,6 +26,7 @@ struct LogSpec {
   std::optional<int64_t> train_samples;                 // logged when set
   bool run_start = true;
   bool run_stop = true;
+  std::string data_source;                              // logged in mlharness_effective_config when set
 };
 
 inline std::string make_log(const LogSpec& spec) {
@@ -34,6 +35,8 @@ inline std::string make_log(const LogSpec& spec) {
   text += mllog_line("submission_benchmark", spec.benchmark, start - 1000);
   text += mllog_line("submission_platform", spec.platform, start - 1000);
   if (spec.seed) text += mllog_line("seed", *spec.seed, start - 900);
+  if (!spec.data_source.empty())
+    text += mllog_line("mlharness_effective_config", {{"data_source", spec.data_source}}, start - 850);
   if (spec.target) text += mllog_line("eval_target", *spec.target, start - 800);
   if (spec.run_start) text += mllog_line("run_start", nullptr, start);
   if (spec.train_samples) text += mllog_line("train_samples", *spec.train_samples, start + 1);
