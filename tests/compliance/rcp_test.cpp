@@ -218,7 +218,7 @@ TEST(RcpSets, EveryEmbeddedSetParses) {
     EXPECT_FALSE(set.source.empty()) << set.name;
     EXPECT_FALSE(pruned_rcp_points(set).empty()) << set.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"maskrcnn", "mini_gnmt", "mini_ncf", "resnet", "ssd"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"maskrcnn", "mini_gnmt", "mini_ncf", "mini_transformer", "resnet", "ssd"}));
 }
 
 TEST(RcpFileFormat, ErrorsNameTheFileAndField) {
