@@ -26,12 +26,6 @@ std::string system_of(const RunSummary& run) {
   return folder.string();
 }
 
-nlohmann::json effective_config_of(const ParsedLog& log) {
-  for (const LogRecord& record : log.records)
-    if (record.key == keys::kEffectiveConfig && record.value.is_object()) return record.value;
-  return nullptr;
-}
-
 }  // namespace
 
 std::vector<std::string> find_result_files(const std::string& folder) {
@@ -76,7 +70,6 @@ ResultScan scan_results(const std::vector<std::string>& folders) {
       }
       ++logs;
       RunSummary run = summarize_run(log);
-      if (log.truncated_last_line) run.problems.insert(run.problems.begin(), "the log ends in the middle of a line");
       benchmarks_per_folder[fs::path(path).parent_path().string()].insert(run.benchmark);
       ResultGroup& group = groups[{system_of(run), run.benchmark}];
       group.system = system_of(run);
@@ -84,7 +77,7 @@ ResultScan scan_results(const std::vector<std::string>& folders) {
       if (!run.platform.empty() &&
           std::find(group.platforms.begin(), group.platforms.end(), run.platform) == group.platforms.end())
         group.platforms.push_back(run.platform);
-      if (group.effective_config.is_null()) group.effective_config = effective_config_of(log);
+      if (group.effective_config.is_null()) group.effective_config = run.effective_config;
       group.runs.push_back(std::move(run));
     }
   }

@@ -71,6 +71,8 @@ RunSummary summarize_run(const ParsedLog& log) {
     else if (r.key == keys::kGlobalBatchSize || (r.key == "input_batch_size" && !run.global_batch_size))
       run.global_batch_size = integer_value(r.value);
     else if (r.key == "eval_target" && r.value.is_number()) run.target = r.value.get<double>();
+    else if (r.key == keys::kEffectiveConfig && r.value.is_object() && run.effective_config.is_null())
+      run.effective_config = r.value;
     else if (r.key == keys::kRunStart && !run.run_start_ms) run.run_start_ms = r.time_ms;
     else if (r.key == keys::kRunStop && !run.run_stop_ms) {
       run.run_stop_ms = r.time_ms;
@@ -83,6 +85,7 @@ RunSummary summarize_run(const ParsedLog& log) {
       run.evals.push_back(std::move(point));
     }
   }
+  if (log.truncated_last_line) run.problems.push_back("the log ends in the middle of a line");
   if (log.records.empty()) run.problems.push_back("no MLPerf log lines");
   for (const LogParseError& e : log.errors)
     run.problems.push_back("line " + std::to_string(e.line_number) + ": " + e.message);

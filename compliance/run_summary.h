@@ -42,6 +42,7 @@ struct RunSummary {
   std::string status;          // "success", "aborted", ... ("" without run_stop)
   std::optional<double> target;              // eval_target, when logged as a number
   std::vector<EvalAccuracyPoint> evals;      // every eval_accuracy, in log order
+  nlohmann::json effective_config;           // mlharness_effective_config (null in others' logs)
   bool converged = false;
   std::optional<double> epochs_to_converge;  // set when converged
   std::vector<std::string> problems;          // why it cannot be used: no run_start, parse errors, ...

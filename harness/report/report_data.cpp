@@ -93,17 +93,15 @@ std::string logged_text(const ParsedLog& log, const char* key) {
   return "";
 }
 
-// The data_source of the run's effective config (mlharness logs it as mlharness_effective_config) when
-// it is stand-in data rather than the benchmark's MLPerf dataset; "" otherwise.
-std::string stand_in_data_source(const ParsedLog& log) {
+// The data_source of the run's effective config when it is stand-in data rather than the benchmark's
+// MLPerf dataset; "" otherwise (and for logs mlharness did not write).
+std::string stand_in_data_source(const RunSummary& run) {
   static const std::set<std::string> stand_ins = {"synthetic", "synthetic_imagenet", "fashion_mnist"};
-  for (const LogRecord& r : log.records) {
-    if (r.key != "mlharness_effective_config" || !r.value.is_object()) continue;
-    const auto source = r.value.find("data_source");
-    if (source != r.value.end() && source->is_string() && stand_ins.count(source->get<std::string>()))
-      return source->get<std::string>();
-  }
-  return "";
+  if (!run.effective_config.is_object()) return "";
+  const auto source = run.effective_config.find("data_source");
+  if (source == run.effective_config.end() || !source->is_string() || !stand_ins.count(source->get<std::string>()))
+    return "";
+  return source->get<std::string>();
 }
 
 // An eval_accuracy value as one number: the value itself, or the first number of an object such as
@@ -287,7 +285,7 @@ std::optional<RunRow> read_run(const LogFile& file, SystemFiles& systems, std::v
   row.benchmark = summary.benchmark;
   if (row.benchmark.empty() && !record.is_null()) row.benchmark = record_text(record, "benchmark");
   if (row.benchmark.empty()) row.benchmark = folder.filename().string();
-  if (const std::string data = stand_in_data_source(log); !data.empty()) row.benchmark += " (" + data + " data)";
+  if (const std::string data = stand_in_data_source(summary); !data.empty()) row.benchmark += " (" + data + " data)";
   int label_count = 0;
   take_platform(row, summary, system, entry, record, folder, &label_count);
   take_gpus(row, system, entry, record, label_count);

@@ -12,6 +12,7 @@ TEST(RunSummary, ReadsAnMllogRun) {
 :::MLLOG {"namespace": "", "time_ms": 1000, "event_type": "POINT_IN_TIME", "key": "submission_platform", "value": "1xCPU", "metadata": {"file": "a", "lineno": 1}}
 :::MLLOG {"namespace": "", "time_ms": 1000, "event_type": "POINT_IN_TIME", "key": "seed", "value": 7, "metadata": {"file": "a", "lineno": 1}}
 :::MLLOG {"namespace": "", "time_ms": 1000, "event_type": "POINT_IN_TIME", "key": "global_batch_size", "value": 16, "metadata": {"file": "a", "lineno": 1}}
+:::MLLOG {"namespace": "", "time_ms": 1000, "event_type": "POINT_IN_TIME", "key": "mlharness_effective_config", "value": {"data_source": "synthetic"}, "metadata": {"file": "a", "lineno": 1}}
 :::MLLOG {"namespace": "", "time_ms": 2000, "event_type": "INTERVAL_START", "key": "run_start", "value": null, "metadata": {"file": "a", "lineno": 1}}
 :::MLLOG {"namespace": "", "time_ms": 3000, "event_type": "POINT_IN_TIME", "key": "eval_accuracy", "value": 0.1, "metadata": {"file": "a", "lineno": 1, "epoch_num": 1}}
 :::MLLOG {"namespace": "", "time_ms": 4000, "event_type": "POINT_IN_TIME", "key": "eval_accuracy", "value": 0.3, "metadata": {"file": "a", "lineno": 1, "epoch_num": 2}}
@@ -23,6 +24,7 @@ TEST(RunSummary, ReadsAnMllogRun) {
   EXPECT_EQ(run.platform, "1xCPU");
   EXPECT_EQ(run.seed, 7);
   EXPECT_EQ(run.global_batch_size, 16);
+  EXPECT_EQ(run.effective_config["data_source"], "synthetic");
   ASSERT_EQ(run.evals.size(), 2u);
   EXPECT_TRUE(run.converged);
   EXPECT_EQ(run.epochs_to_converge, 2.0);
@@ -64,6 +66,11 @@ TEST(RunSummary, AnAbortedOrUnfinishedRunDidNotConverge) {
   EXPECT_FALSE(unfinished.usable());
   EXPECT_EQ(unfinished.problems.front(), "no run_stop");
   EXPECT_FALSE(summarize_run(parse_log_text("hello\n")).usable());
+
+  const RunSummary cut = summarize_run(parse_log_text(
+      ":::MLL 10.0 run_start: {\"value\": null, \"metadata\": {\"file\": \"a\", \"lineno\": 1}}\n:::MLL 20.0 run_st"));
+  ASSERT_FALSE(cut.usable());
+  EXPECT_EQ(cut.problems.front(), "the log ends in the middle of a line");
 }
 
 TEST(OlympicMean, DropsFastestAndSlowestAndCountsOneFailureAsTheSlowest) {
