@@ -155,6 +155,16 @@ double left_margin(const std::vector<double>& ticks) {
   return 30 + widest + 8;
 }
 
+// The plot area below the title and `key`, right of the y tick labels, kPlotHeight tall.
+Frame plot_frame(const Legend& key, const std::vector<double>& y_ticks) {
+  Frame frame;
+  frame.top = 40 + key.height + 14;
+  frame.left = left_margin(y_ticks);
+  frame.width = kWidth - frame.left - kMarginRight;
+  frame.height = kPlotHeight;
+  return frame;
+}
+
 std::string bottom_text(double y, const std::string& x_label, const std::string& note, double center) {
   std::ostringstream out;
   out << "<text class=\"axis-label\" x=\"" << num(center) << "\" y=\"" << num(y) << "\" font-size=\"" << kLabelFont
@@ -254,11 +264,7 @@ std::string render_bar_chart(const BarChart& chart) {
   for (const BarSeries& s : chart.series) names.push_back(s.name);
   const Legend key = legend(names, 40, false);
 
-  Frame frame;
-  frame.top = 40 + key.height + 14;
-  frame.left = left_margin(ticks);
-  frame.width = kWidth - frame.left - kMarginRight;
-  frame.height = kPlotHeight;
+  const Frame frame = plot_frame(key, ticks);
   const double group_width = frame.width / static_cast<double>(categories);
   const double bar_width = std::min(kMaxBarWidth, group_width * 0.8 / static_cast<double>(widest_group));
 
@@ -350,11 +356,7 @@ std::string render_line_chart(const LineChart& chart) {
   std::vector<std::string> names;
   for (const LineSeries& s : chart.series) names.push_back(s.name);
   const Legend key = legend(names, 40, true);
-  Frame frame;
-  frame.top = 40 + key.height + 14;
-  frame.left = left_margin(y_ticks);
-  frame.width = kWidth - frame.left - kMarginRight;
-  frame.height = kPlotHeight;
+  const Frame frame = plot_frame(key, y_ticks);
   const auto px = [&](double x) { return frame.left + (x - x_low) / (x_high - x_low) * frame.width; };
   const auto py = [&](double y) { return frame.bottom() - (y - y_low) / (y_high - y_low) * frame.height; };
   const double x_label_y = frame.bottom() + 38;
