@@ -4,12 +4,16 @@
 #include <malloc.h>
 #include <mpi.h>
 #include <sched.h>
-#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
 
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include "compliance/user_error.h"
+#include "harness/cpu_share.h"
 
 namespace mlh {
 
@@ -95,6 +99,12 @@ World World::from_mpi() {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world.rank_, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &world.local_rank_);
   MPI_Comm_size(node, &world.local_size_);
+  // OpenMPI's default binding gives `-np 1` one core of many: let the rank use what mpirun had, and
+  // share it with the node's other ranks below. A binding the user asked for is kept.
+  const cpu_set_t mine = bound_by_mpirun_default(std::getenv) ? release_to_launcher_cpus() : current_cpu_affinity();
+  std::vector<cpu_set_t> node_masks(static_cast<size_t>(world.local_size_));
+  MPI_Allgather(&mine, sizeof mine, MPI_BYTE, node_masks.data(), sizeof mine, MPI_BYTE, node);
+  world.cores_per_rank_ = fair_core_share(mine, node_masks);
   MPI_Comm_free(&node);
   if (world.size_ > 1)
     world.comm_ = std::make_shared<MpiCommunicator>();
@@ -105,19 +115,10 @@ World World::from_mpi() {
 
 World World::single_process() {
   World world;
+  const cpu_set_t mine = current_cpu_affinity();
+  world.cores_per_rank_ = std::max(1, CPU_COUNT(&mine));
   world.comm_ = std::make_shared<LocalCommunicator>();
   return world;
-}
-
-int World::cores_per_rank() const {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  int allowed = 1;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) allowed = CPU_COUNT(&set);
-  const long online = sysconf(_SC_NPROCESSORS_ONLN);
-  // Unbound ranks all see the whole node: share it. Bound ranks see their own cores.
-  if (local_size_ > 1 && online > 0 && allowed >= online) allowed = allowed / local_size_;
-  return std::max(1, allowed);
 }
 
 std::string World::broadcast_string(const std::string& value) const {

@@ -46,9 +46,10 @@ class World {
   bool is_root() const { return rank_ == 0; }
   Communicator& comm() const { return *comm_; }
 
-  // Cores this rank may use: its CPU affinity, shared evenly with the other ranks on the node when
-  // the launcher did not bind them. At least 1.
-  int cores_per_rank() const;
+  // Cores this rank may use: its CPU affinity, shared fairly with the ranks of its node whose
+  // affinities overlap it (harness/cpu_share.h); at least 1. OpenMPI's default binding is released
+  // first (one core per rank under `mpirun -np 1`), a binding asked for with --bind-to is kept.
+  int cores_per_rank() const { return cores_per_rank_; }
 
   // Broadcasts a string from rank 0.
   std::string broadcast_string(const std::string& value) const;
@@ -60,6 +61,7 @@ class World {
   int size_ = 1;
   int local_rank_ = 0;
   int local_size_ = 1;
+  int cores_per_rank_ = 1;
   std::shared_ptr<Communicator> comm_;
 };
 

@@ -1,5 +1,10 @@
 // The mlharness command line: every bad input gives one line on stderr naming what is wrong, exit
 // status 2, and no result files.
+#include <sched.h>
+
+#include <algorithm>
+#include <string>
+
 #include "tests/e2e/cli_fixture.h"
 
 namespace mlh {
@@ -109,6 +114,27 @@ TEST_F(Cli, AnErrorUnderMpirunEndsTheWholeJobWithItsMessage) {
       run("--workload ncf --config mini --set no_such_key=1", MLH_MPIRUN " -np 2");
   EXPECT_EQ(outcome.exit_code, 2) << outcome.err;  // not 124: nothing hung
   EXPECT_THAT(outcome.err, HasSubstr("unknown key 'no_such_key'"));
+}
+
+// `mpirun -np 1` binds its rank to one core unless told otherwise; mlharness gives each rank its share
+// of the cores mpirun had, and keeps a binding the user asked for.
+TEST_F(Cli, RanksUnderMpirunShareTheCores) {
+  cpu_set_t mask;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mask, &mask), 0);
+  const int cores = CPU_COUNT(&mask);
+  const std::string bench = "bench --workload ncf --config mini --batch-sizes 256 --warmup 1 --steps 1 --repeats 1";
+  const auto threads_text = [](int ranks, int threads) {
+    return std::to_string(ranks) + (ranks > 1 ? " ranks x " : " rank x ") + std::to_string(threads) +
+           (threads > 1 ? " threads" : " thread");
+  };
+  for (int ranks : {1, 2}) {
+    const Outcome outcome = run(bench, MLH_MPIRUN " -np " + std::to_string(ranks));
+    ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+    EXPECT_THAT(outcome.out, HasSubstr(threads_text(ranks, std::max(1, cores / ranks))));
+  }
+  const Outcome bound = run(bench, MLH_MPIRUN " --bind-to core -np 1");
+  ASSERT_EQ(bound.exit_code, 0) << bound.err;
+  EXPECT_THAT(bound.out, HasSubstr(threads_text(1, 1)));
 }
 
 }  // namespace

@@ -1,0 +1,61 @@
+// The cores a rank may use: OpenMPI's default binding told apart from one the user asked for, and
+// each rank's fair share of the CPUs its node's ranks overlap on.
+#include "harness/cpu_share.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace mlh {
+namespace {
+
+cpu_set_t cpus(std::initializer_list<int> list) {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  for (int cpu : list) CPU_SET(cpu, &mask);
+  return mask;
+}
+
+TEST(FairCoreShare, UnboundRanksSplitTheNode) {
+  const cpu_set_t all = cpus({0, 1, 2, 3, 4, 5, 6, 7});
+  EXPECT_EQ(fair_core_share(all, {all}), 8);
+  EXPECT_EQ(fair_core_share(all, {all, all}), 4);
+  EXPECT_EQ(fair_core_share(all, {all, all, all}), 2);  // 8/3 rounds down
+  const cpu_set_t two = cpus({0, 1});
+  EXPECT_EQ(fair_core_share(two, {two, two, two, two}), 1);  // oversubscribed: still one thread
+}
+
+TEST(FairCoreShare, BoundRanksKeepTheirOwnCores) {
+  const cpu_set_t first = cpus({0}), second = cpus({1});
+  EXPECT_EQ(fair_core_share(first, {first, second}), 1);
+  const cpu_set_t socket0 = cpus({0, 1, 2, 3}), socket1 = cpus({4, 5, 6, 7});
+  EXPECT_EQ(fair_core_share(socket0, {socket0, socket1}), 4);
+  // Two ranks per socket (mpirun's default for -np 4 on two sockets) share each socket.
+  EXPECT_EQ(fair_core_share(socket0, {socket0, socket0, socket1, socket1}), 2);
+}
+
+TEST(FairCoreShare, OverlappingMasksCountSharedCoresByHalves) {
+  const cpu_set_t wide = cpus({0, 1, 2, 3}), narrow = cpus({2, 3});
+  EXPECT_EQ(fair_core_share(wide, {wide, narrow}), 3);  // 1 + 1 + 1/2 + 1/2
+  EXPECT_EQ(fair_core_share(narrow, {wide, narrow}), 1);
+}
+
+TEST(BoundByMpirunDefault, OnlyWhenOpenMpiBoundItWithoutBeingAsked) {
+  std::map<std::string, std::string> env;
+  const auto getenv = [&env](const char* name) -> const char* {
+    const auto found = env.find(name);
+    return found == env.end() ? nullptr : found->second.c_str();
+  };
+  EXPECT_FALSE(bound_by_mpirun_default(getenv));  // not under mpirun
+  env["OMPI_MCA_orte_bound_at_launch"] = "1";
+  EXPECT_TRUE(bound_by_mpirun_default(getenv));  // `mpirun -np 1`: one core by default
+  env["OMPI_MCA_hwloc_base_binding_policy"] = "core";
+  EXPECT_FALSE(bound_by_mpirun_default(getenv));  // `mpirun --bind-to core`
+  env["OMPI_MCA_hwloc_base_binding_policy"] = "none";
+  env.erase("OMPI_MCA_orte_bound_at_launch");
+  EXPECT_FALSE(bound_by_mpirun_default(getenv));  // `--bind-to none`
+}
+
+}  // namespace
+}  // namespace mlh
