@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <boost/math/distributions/students_t.hpp>
 
 #include "compliance/user_error.h"
@@ -186,7 +188,9 @@ TEST(RcpSets, EachRunFindsTheSetForItsData) {
   ASSERT_TRUE(official);
   EXPECT_EQ(official->name, "resnet");
   EXPECT_EQ(find_rcp_set(sets, "resnet", {{"data_source", "imagenet"}}), official);
-  EXPECT_EQ(find_rcp_set(sets, "resnet", {{"data_source", "fashion_mnist"}}), nullptr);
+  const RcpSet* resnet_mini = find_rcp_set(sets, "resnet", {{"data_source", "fashion_mnist"}});
+  ASSERT_TRUE(resnet_mini);
+  EXPECT_EQ(resnet_mini->name, "mini_resnet50");  // never the ImageNet points
   const RcpSet* gnmt_mini = find_rcp_set(sets, "gnmt", {{"data_source", "synthetic"}});
   ASSERT_TRUE(gnmt_mini);
   EXPECT_EQ(gnmt_mini->name, "mini_gnmt");
@@ -211,6 +215,25 @@ TEST(RcpSets, GnmtMiniRecord) {
   EXPECT_EQ(check_convergence(gnmt, 16, {2, 2, 2, 3, 3, 3, 3, 3, 3, 3}).outcome, RcpOutcome::kFail);
 }
 
+// Ten seeds on two ranks all take 2 epochs; one of two seeds on one rank takes 1. The olympic mean
+// drops that run, the standard deviation (over all runs, as the official checker takes it) keeps it.
+TEST(RcpSets, ResnetMiniRecord) {
+  const RcpSet& resnet = embedded_set("mini_resnet50");
+  ASSERT_EQ(resnet.records.size(), 1u);
+  const RcpRecord& record = resnet.records[0];
+  EXPECT_EQ(record.global_batch_size, 128);
+  ASSERT_EQ(record.epochs_to_converge.size(), 12u);
+  EXPECT_EQ(record.seeds.size(), 12u);
+  EXPECT_EQ(record.ranks.size(), 12u);
+  const RcpPoint point = rcp_point(record, resnet.submission_runs);
+  EXPECT_DOUBLE_EQ(point.mean_epochs, 2.0);
+  EXPECT_NEAR(point.stdev_epochs, std::sqrt((std::pow(1 - 23.0 / 12, 2) + 11 * std::pow(2 - 23.0 / 12, 2)) / 12), 1e-12);
+  EXPECT_NEAR(point.min_epochs, 1.673, 1e-3);
+  EXPECT_EQ(check_convergence(resnet, 128, {2, 2, 2, 2, 3}).outcome, RcpOutcome::kPass);
+  EXPECT_EQ(check_convergence(resnet, 128, {1, 2, 2, 2, 2}).outcome, RcpOutcome::kPass);  // the fastest is dropped
+  EXPECT_EQ(check_convergence(resnet, 128, {1, 1, 2, 2, 2}).outcome, RcpOutcome::kFail);  // mean 1.667
+}
+
 TEST(RcpSets, EveryEmbeddedSetParses) {
   std::vector<std::string> names;
   for (const RcpSet& set : embedded_rcp_sets()) {
@@ -218,7 +241,7 @@ TEST(RcpSets, EveryEmbeddedSetParses) {
     EXPECT_FALSE(set.source.empty()) << set.name;
     EXPECT_FALSE(pruned_rcp_points(set).empty()) << set.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"maskrcnn", "mini_gnmt", "mini_ncf", "mini_transformer", "resnet", "ssd"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"maskrcnn", "mini_gnmt", "mini_ncf", "mini_resnet50", "mini_transformer", "resnet", "ssd"}));
 }
 
 TEST(RcpFileFormat, ErrorsNameTheFileAndField) {
