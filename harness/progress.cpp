@@ -35,7 +35,7 @@ void Progress::begin_epoch(int64_t epoch, int64_t max_epochs, int64_t steps_in_e
   epoch_start_ = last_step_ = last_shown_ = Clock::now();
 }
 
-void Progress::step(int64_t global_samples, double loss) {
+bool Progress::count_step(int64_t global_samples) {
   const auto now = Clock::now();
   if (total_steps_ >= options_.warmup_steps) {
     steady_samples_ += global_samples;
@@ -45,13 +45,30 @@ void Progress::step(int64_t global_samples, double loss) {
   ++total_steps_;
   ++step_in_epoch_;
   epoch_samples_ += global_samples;
-  last_loss_ = loss;
-  if (!options_.display) return;
+  if (!options_.display) return false;
   const double since_shown = seconds_between(last_shown_, now);
-  if (options_.interactive ? since_shown >= 0.2 : since_shown >= options_.interval_seconds) {
-    show(false);
-    last_shown_ = now;
+  if (!(options_.interactive ? since_shown >= 0.2 : since_shown >= options_.interval_seconds)) return false;
+  last_shown_ = now;
+  return true;
+}
+
+void Progress::step(int64_t global_samples, double loss) {
+  last_loss_ = loss;
+  last_loss_tensor_ = torch::Tensor();
+  if (count_step(global_samples)) show(false);
+}
+
+void Progress::step(int64_t global_samples, const torch::Tensor& loss) {
+  last_loss_tensor_ = loss.detach();  // keeps no autograd graph alive
+  if (count_step(global_samples)) show(false);
+}
+
+double Progress::shown_loss() {
+  if (last_loss_tensor_.defined()) {
+    last_loss_ = last_loss_tensor_.item<double>();
+    last_loss_tensor_ = torch::Tensor();
   }
+  return last_loss_;
 }
 
 void Progress::end_epoch() {
@@ -81,7 +98,7 @@ void Progress::show(bool final_line) {
   std::snprintf(line, sizeof line, "epoch %lld/%lld  step %lld/%lld  %.0f samples/s  loss %.4f  %s %s",
                 static_cast<long long>(epoch_), static_cast<long long>(max_epochs_),
                 static_cast<long long>(step_in_epoch_), static_cast<long long>(steps_in_epoch_), rate,
-                last_loss_, final_line ? "took" : "ETA",
+                shown_loss(), final_line ? "took" : "ETA",
                 format_duration(final_line ? elapsed : eta).c_str());
   if (options_.interactive) {
     std::fprintf(options_.out, "\r\033[K%s", line);

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <string>
 
+#include <torch/types.h>
+
 namespace mlh {
 
 class Progress {
@@ -28,6 +30,9 @@ class Progress {
   void end_epoch();
   // Called by the workload after each step: samples in the global batch, and a loss to show.
   void step(int64_t global_samples, double loss);
+  // The same, with the loss as a 0-dim tensor (this rank's mean loss of the step, on any device). It
+  // is read to the host only when a line is shown, so a step costs no host synchronisation.
+  void step(int64_t global_samples, const torch::Tensor& loss);
   // A one-off status line (evaluation results), kept on screen.
   void message(const std::string& text);
 
@@ -40,6 +45,9 @@ class Progress {
 
  private:
   using Clock = std::chrono::steady_clock;
+  // Counts a step; true when a line is due.
+  bool count_step(int64_t global_samples);
+  double shown_loss();
   void show(bool final_line);
 
   Options options_;
@@ -53,6 +61,7 @@ class Progress {
   int64_t epoch_samples_ = 0;
   double epoch_rate_ = 0;
   double last_loss_ = 0;
+  torch::Tensor last_loss_tensor_;  // defined when the last step reported a tensor
   Clock::time_point epoch_start_;
   Clock::time_point last_step_;
   Clock::time_point last_shown_;
