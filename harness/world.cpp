@@ -69,12 +69,16 @@ class LocalCommunicator final : public Communicator {
 };
 
 bool g_mpi_session_active = false;
+int g_world_rank = 0;
+int g_world_size = 1;
 
 }  // namespace
 
 MpiSession::MpiSession(int* argc, char*** argv) {
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_world_size);
   g_mpi_session_active = true;
 }
 
@@ -89,6 +93,10 @@ void MpiSession::abort_job(int exit_code) {
 }
 
 bool MpiSession::active() { return g_mpi_session_active; }
+
+int MpiSession::world_rank() { return g_mpi_session_active ? g_world_rank : 0; }
+
+int MpiSession::world_size() { return g_mpi_session_active ? g_world_size : 1; }
 
 World World::from_mpi() {
   MLH_ASSERT(MpiSession::active());

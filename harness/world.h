@@ -27,9 +27,15 @@ class MpiSession {
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
-  // Ends every process of the job; prints nothing itself.
+  // Ends every process of the job (MPI_Abort; OpenMPI's mpirun then exits with `exit_code`);
+  // prints nothing itself. Without a session, exits this process with `exit_code`.
   [[noreturn]] static void abort_job(int exit_code);
   static bool active();
+  // This process's rank in MPI_COMM_WORLD and the job's size, read once at MPI_Init (0 and 1 without
+  // a session). They need no communication, so an error path may use them while the other ranks sit
+  // in a collective that this rank will never join; World::from_mpi() may not be called there.
+  static int world_rank();
+  static int world_size();
 };
 
 class World {

@@ -378,15 +378,13 @@ int dispatch(int argc, char** argv) {
   try {
     return line.command == "bench" ? bench_command(line.vars) : run_command(line.vars);
   } catch (...) {
-    // With several ranks the failing rank ends the job; let rank 0 speak first when all fail alike.
-    int size = 1;
-    int rank = 0;
-    if (MpiSession::active()) {
-      const World world = World::from_mpi();
-      size = world.size();
-      rank = world.rank();
-    }
+    // Under mpirun the failing rank ends the job: the others may sit in a collective (a gradient
+    // all-reduce) that this rank will never join, so nothing here communicates. A collective now
+    // would meet theirs and corrupt memory (seen: "stack smashing detected" in a communicator split).
+    const int size = MpiSession::world_size();
+    const int rank = MpiSession::world_rank();
     if (size == 1) throw;
+    // When every rank fails alike, let rank 0 speak: its abort ends the others before they print.
     if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
     try {
       throw;
@@ -394,8 +392,16 @@ int dispatch(int argc, char** argv) {
       std::fprintf(stderr, "mlharness: error (rank %d): %s\n", rank, e.what());
       std::fflush(stderr);
       MpiSession::abort_job(kExitUserError);
+    } catch (const boost::program_options::error& e) {
+      std::fprintf(stderr, "mlharness: error (rank %d): %s (see --help)\n", rank, e.what());
+      std::fflush(stderr);
+      MpiSession::abort_job(kExitUserError);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "mlharness: internal error (rank %d): %s\n", rank, e.what());
+      std::fflush(stderr);
+      MpiSession::abort_job(kExitInternalError);
+    } catch (...) {
+      std::fprintf(stderr, "mlharness: internal error (rank %d): an exception of unknown type\n", rank);
       std::fflush(stderr);
       MpiSession::abort_job(kExitInternalError);
     }
