@@ -18,6 +18,7 @@
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "compliance/user_error.h"
 #include "tests/test_files.h"
@@ -254,6 +255,64 @@ TEST(BatchLoader, TruncatedJpegFailsNamingTheFile) {
   EXPECT_THAT(user_error_from_next(loader),
               AllOf(HasSubstr(damaged.truncated), HasSubstr("truncated JPEG"),
                     HasSubstr("on_bad_image: skip")));
+}
+
+// Every prefix of a JPEG, baseline and progressive, as it is (no end-of-image marker) and with the
+// marker appended so that libjpeg meets the cut-off data itself, decoded by four threads at once.
+// Each either decodes or fails with a UserError naming its file; none may take the process down.
+TEST(BatchLoader, JpegCutAnywhereFailsNamingTheFileOrDecodes) {
+  const fs::path root = test_folder();
+  const ImageFolder source = small_train_folder(root / "source");
+  const cv::Mat image = cv::imread(source.files[0], cv::IMREAD_COLOR);
+  ASSERT_FALSE(image.empty());
+  cv::Mat large;
+  cv::resize(image, large, cv::Size(160, 120));
+  ImageFolder folder;
+  folder.split_dir = (root / "cut").string();
+  folder.class_ids = {"n00000000"};
+  fs::create_directories(folder.split_dir);
+  std::vector<bool> has_end_marker;
+  for (const int progressive : {0, 1}) {
+    std::vector<uint8_t> encoded;
+    ASSERT_TRUE(cv::imencode(".jpg", large, encoded,
+                             {cv::IMWRITE_JPEG_QUALITY, 90, cv::IMWRITE_JPEG_PROGRESSIVE, progressive}));
+    const std::string jpeg(encoded.begin(), encoded.end());
+    const size_t step = std::max<size_t>(1, jpeg.size() / 40);
+    for (size_t length = 0; length < jpeg.size() - 2; length += step) {
+      for (const bool append_marker : {false, true}) {
+        const std::string path = (fs::path(folder.split_dir) /
+                                  ("p" + std::to_string(progressive) + "_" + std::to_string(length) +
+                                   (append_marker ? "_eoi" : "") + ".jpg"))
+                                     .string();
+        write_raw(path, jpeg.substr(0, length) + (append_marker ? "\xFF\xD9" : ""));
+        folder.files.push_back(path);
+        folder.labels.push_back(0);
+        has_end_marker.push_back(append_marker);
+      }
+    }
+  }
+  std::vector<std::vector<int32_t>> plan;
+  for (int32_t i = 0; i < static_cast<int32_t>(folder.size()); ++i) plan.push_back({i});
+  for (const bool train : {true, false}) {
+    LoaderOptions options = small_options(4);
+    options.train = train;
+    BatchLoader loader(folder, options);
+    loader.start(plan, 0);
+    int64_t failed = 0;
+    for (int32_t i = 0; i < static_cast<int32_t>(folder.size()); ++i) {
+      const std::string& path = folder.files[static_cast<size_t>(i)];
+      try {
+        const ImageBatch batch = loader.next();
+        EXPECT_TRUE(has_end_marker[static_cast<size_t>(i)]) << path << " decoded without an end marker";
+        EXPECT_EQ(batch.labels, std::vector<int64_t>{0});
+      } catch (const UserError& error) {
+        ++failed;
+        EXPECT_THAT(error.what(), HasSubstr(path));
+      }
+    }
+    // At least every prefix without its end marker fails.
+    EXPECT_GE(failed, static_cast<int64_t>(std::count(has_end_marker.begin(), has_end_marker.end(), false)));
+  }
 }
 
 TEST(BatchLoader, MissingFileFailsNamingTheFile) {
