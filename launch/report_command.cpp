@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "compliance/user_error.h"
-#include "harness/report/report.h"
 #include "launch/analysis_commands.h"
+#include "report/report.h"
 
 namespace mlh {
 

@@ -1,6 +1,6 @@
 // `mlharness report`: exit codes, the report files, and the skipped inputs named on stderr.
 #include "tests/e2e/cli_fixture.h"
-#include "tests/harness/report/report_test_logs.h"
+#include "tests/report/report_test_logs.h"
 
 namespace mlh {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/report/svg_chart.h"
+#include "report/svg_chart.h"
 
 namespace mlh::report {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/report/report_tables.h"
+#include "report/report_tables.h"
 
 #include <algorithm>
 #include <cmath>

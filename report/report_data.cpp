@@ -1,4 +1,4 @@
-#include "harness/report/report_data.h"
+#include "report/report_data.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -14,7 +14,7 @@
 #include "compliance/mllog_keys.h"
 #include "compliance/run_summary.h"
 #include "compliance/user_error.h"
-#include "harness/report/system_description.h"
+#include "report/system_description.h"
 
 namespace mlh::report {
 namespace {

@@ -7,11 +7,11 @@
 #include <sstream>
 
 #include "compliance/user_error.h"
-#include "harness/report/report.h"
-#include "harness/report/report_data.h"
-#include "harness/report/report_tables.h"
-#include "harness/report/report_writers.h"
-#include "tests/harness/report/report_test_logs.h"
+#include "report/report.h"
+#include "report/report_data.h"
+#include "report/report_tables.h"
+#include "report/report_writers.h"
+#include "tests/report/report_test_logs.h"
 
 namespace mlh::report {
 namespace {

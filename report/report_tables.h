@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/report/report_data.h"
+#include "report/report_data.h"
 
 namespace mlh::report {
 

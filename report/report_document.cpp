@@ -1,4 +1,4 @@
-#include "harness/report/report_document.h"
+#include "report/report_document.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "harness/report/svg_chart.h"
+#include "report/svg_chart.h"
 
 namespace mlh::report {
 namespace {

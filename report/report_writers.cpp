@@ -1,9 +1,9 @@
-#include "harness/report/report_writers.h"
+#include "report/report_writers.h"
 
 #include <cstdio>
 #include <sstream>
 
-#include "harness/report/svg_chart.h"
+#include "report/svg_chart.h"
 
 namespace mlh::report {
 namespace {

@@ -1,11 +1,11 @@
-#include "harness/report/report.h"
+#include "report/report.h"
 
 #include <filesystem>
 #include <fstream>
 
 #include "compliance/user_error.h"
-#include "harness/report/report_document.h"
-#include "harness/report/report_writers.h"
+#include "report/report_document.h"
+#include "report/report_writers.h"
 
 namespace mlh::report {
 namespace {

@@ -9,8 +9,8 @@
 #include <regex>
 #include <string>
 
-#include "harness/report/report.h"
-#include "tests/harness/report/report_test_logs.h"
+#include "report/report.h"
+#include "tests/report/report_test_logs.h"
 
 namespace mlh::report {
 namespace {

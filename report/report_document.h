@@ -6,8 +6,8 @@
 #include <variant>
 #include <vector>
 
-#include "harness/report/report_data.h"
-#include "harness/report/report_tables.h"
+#include "report/report_data.h"
+#include "report/report_tables.h"
 
 namespace mlh::report {
 

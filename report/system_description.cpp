@@ -1,4 +1,4 @@
-#include "harness/report/system_description.h"
+#include "report/system_description.h"
 
 #include <filesystem>
 #include <fstream>

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/report/report_data.h"
-#include "harness/report/report_document.h"
-#include "harness/report/report_tables.h"
+#include "report/report_data.h"
+#include "report/report_document.h"
+#include "report/report_tables.h"
 
 namespace mlh::report {
 

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <string>
 
-#include "harness/report/report_data.h"
-#include "harness/report/report_tables.h"
+#include "report/report_data.h"
+#include "report/report_tables.h"
 
 namespace mlh::report {
 namespace {
