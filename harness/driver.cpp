@@ -15,6 +15,7 @@
 #include "compliance/user_error.h"
 #include "harness/platform.h"
 #include "harness/results.h"
+#include "harness/throughput_meter.h"
 
 namespace mlh {
 
@@ -56,7 +57,14 @@ bool drop_from_page_cache(const std::vector<std::string>& files) {
 
 void EngineSettings::bind(ConfigMap& config) {
   config.bind("max_epochs", max_epochs, "stop with status aborted after this many epochs");
-  config.bind("eval_every_epochs", eval_every_epochs, "epochs per block; an evaluation ends each block");
+  config.bind("eval_every_epochs", eval_every_epochs,
+              "evaluate every this many epochs (from epoch eval_offset + 1); an evaluation ends each block");
+  config.bind("eval_offset", eval_offset,
+              "the first evaluation follows epoch eval_offset + 1, from 0 to eval_every_epochs - 1 (ResNet "
+              "v0.7: every 4 epochs, offset 0-3); -1: eval_every_epochs - 1, i.e. after epochs N, 2N, ...");
+  config.bind("eval_epochs", eval_epochs,
+              "evaluate after exactly these epochs, strictly increasing (SSD v0.7: [40, 50, 55, 60, 65, 70, 75, "
+              "80]); empty: every eval_every_epochs. max_epochs always ends with an evaluation");
   config.bind("throughput_warmup_steps", throughput_warmup_steps,
               "training steps left out of the steady-state throughput");
   config.bind("blas_threads", blas_threads,
@@ -75,8 +83,7 @@ void EngineSettings::bind(ConfigMap& config) {
 }
 
 void EngineSettings::validate() const {
-  if (max_epochs < 1) throw UserError("key 'max_epochs' must be at least 1");
-  if (eval_every_epochs < 1) throw UserError("key 'eval_every_epochs' must be at least 1");
+  eval_schedule();
   if (throughput_warmup_steps < 0) throw UserError("key 'throughput_warmup_steps' must be >= 0");
   if (blas_threads < 0) throw UserError("key 'blas_threads' must be >= 0");
   if (intra_op_threads < 0) throw UserError("key 'intra_op_threads' must be >= 0");
@@ -84,6 +91,14 @@ void EngineSettings::validate() const {
   if (submission_org.empty()) throw UserError("key 'submission_org' must not be empty");
   check_one_of("submission_division", submission_division, {"closed", "open"});
   check_one_of("submission_status", submission_status, {"cloud", "onprem", "preview", "research"});
+}
+
+EvalSchedule EngineSettings::eval_schedule() const {
+  if (eval_epochs.empty()) return EvalSchedule::every(eval_every_epochs, eval_offset, max_epochs);
+  if (eval_every_epochs != 1 || eval_offset != -1)
+    throw UserError("keys 'eval_epochs' and 'eval_every_epochs' / 'eval_offset' are two evaluation schedules; set "
+                    "one (with eval_epochs, leave eval_every_epochs at 1 and eval_offset at -1)");
+  return EvalSchedule::at_epochs(eval_epochs, max_epochs);
 }
 
 proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const World& world,
@@ -94,6 +109,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   config.check_all_bound();
   engine.validate();
   workload.validate_settings();
+  const EvalSchedule schedule = engine.eval_schedule();
 
   const uint64_t seed = options.seed ? *options.seed : std::random_device{}();
   const int threads = configure_threads(world, static_cast<int>(engine.blas_threads), static_cast<int>(engine.intra_op_threads));
@@ -113,8 +129,8 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   MLLogger logger(log_options);
   // mpirun hands its ranks a pseudo-terminal even when its own output is a pipe: under it, plain lines.
   const bool interactive = world.is_root() && world.size() == 1 && isatty(STDOUT_FILENO);
-  Progress progress({world.is_root() && !options.quiet, interactive, 10.0,
-                     engine.throughput_warmup_steps, stdout});
+  ThroughputMeter meter(engine.throughput_warmup_steps);
+  Progress progress(meter, {world.is_root() && !options.quiet, interactive, 10.0, stdout});
 
   proto::RunResult result;
   result.set_workload(options.workload);
@@ -153,8 +169,15 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     logger.event(keys::kPrecision, info.precision);
     result.set_global_batch_size(info.global_batch_size);
     result.set_precision(info.precision);
-    result.set_quality_name(info.quality_name);
-    result.set_quality_target(info.target);
+    check_targets(info.targets);
+    result.set_quality_name(info.targets.front().name);
+    result.set_quality_target(info.targets.front().value);
+    for (const QualityTarget& target : info.targets) {
+      auto* record = result.add_quality_targets();
+      record->set_name(target.name);
+      record->set_value(target.value);
+      record->set_strict(target.strict);
+    }
     for (const auto& [name, value] : info.schedule) (*result.mutable_schedule())[name] = value;
 
     std::string baseline_text;
@@ -165,76 +188,79 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
       std::snprintf(part, sizeof part, "; %s %.4f", name.c_str(), value);
       baseline_text += part;
     }
-    char target_text[64];
-    std::snprintf(target_text, sizeof target_text, "%.4f", info.target);
     progress.message(workload.benchmark() + " seed " + std::to_string(seed) + " on " + platform_label +
                      " (" + std::to_string(world.size()) + " rank" + (world.size() > 1 ? "s" : "") +
                      ", " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "") +
-                     " each): target " + info.quality_name + " >= " + target_text + baseline_text);
+                     " each): target " + describe_targets(info.targets) + baseline_text);
 
     world.comm().barrier();
     const int64_t init_stop_ms = logger.end(keys::kInitStop);
     const int64_t run_start_ms = logger.start(keys::kRunStart);
     result.set_init_seconds((init_stop_ms - init_start_ms) / 1000.0);
 
+    // Blocks of epochs, each ending in an evaluation, until every target holds or max_epochs.
     bool converged = false;
     std::string abort_reason;
     int64_t epochs_run = 0;
     Quality quality;
-    for (int64_t epoch = 1; epoch <= engine.max_epochs && !converged && abort_reason.empty(); ++epoch) {
-      epochs_run = epoch;
-      const bool block_begins = (epoch - 1) % engine.eval_every_epochs == 0;
-      const int64_t block_first = epoch - (epoch - 1) % engine.eval_every_epochs;
-      if (block_begins) {
-        const int64_t count = std::min(engine.eval_every_epochs, engine.max_epochs - epoch + 1);
-        logger.start(keys::kBlockStart, {{keys::kMetaFirstEpochNum, epoch}, {keys::kMetaEpochCount, count}});
+    for (int64_t first = 1; first <= schedule.max_epochs() && !converged && abort_reason.empty();) {
+      const EvalBlock block = schedule.block_from(first);
+      logger.start(keys::kBlockStart,
+                   {{keys::kMetaFirstEpochNum, block.first_epoch}, {keys::kMetaEpochCount, block.epoch_count}});
+      TrainStats stats;
+      for (int64_t epoch = block.first_epoch; epoch <= block.last_epoch(); ++epoch) {
+        epochs_run = epoch;
+        logger.start(keys::kEpochStart, {{keys::kMetaEpochNum, epoch}});
+        meter.begin_epoch();
+        progress.begin_epoch(epoch, schedule.max_epochs(), workload.steps_per_epoch());
+        stats = workload.train_epoch(epoch, progress);
+        meter.end_epoch();
+        progress.end_epoch();
+        logger.end(keys::kEpochStop, {{keys::kMetaEpochNum, epoch}});
+        logger.event(keys::kTrainThroughput, meter.epoch_samples_per_second(), {{keys::kMetaEpochNum, epoch}});
+        logger.event(keys::kTrainLoss, stats.mean_loss, {{keys::kMetaEpochNum, epoch}});
+        if (!std::isfinite(stats.mean_loss)) {
+          abort_reason = "non-finite training loss in epoch " + std::to_string(epoch);
+          break;
+        }
       }
-      logger.start(keys::kEpochStart, {{keys::kMetaEpochNum, epoch}});
-      progress.begin_epoch(epoch, engine.max_epochs, workload.steps_per_epoch());
-      const TrainStats stats = workload.train_epoch(epoch, progress);
-      progress.end_epoch();
-      logger.end(keys::kEpochStop, {{keys::kMetaEpochNum, epoch}});
-      logger.event(keys::kTrainThroughput, progress.epoch_samples_per_second(), {{keys::kMetaEpochNum, epoch}});
-      logger.event(keys::kTrainLoss, stats.mean_loss, {{keys::kMetaEpochNum, epoch}});
-      if (!std::isfinite(stats.mean_loss)) {
-        abort_reason = "non-finite training loss in epoch " + std::to_string(epoch);
-        logger.end(keys::kBlockStop, {{keys::kMetaFirstEpochNum, block_first}});
+      if (!abort_reason.empty()) {
+        logger.end(keys::kBlockStop, {{keys::kMetaFirstEpochNum, block.first_epoch}});
         break;
       }
-      const bool block_ends = epoch % engine.eval_every_epochs == 0 || epoch == engine.max_epochs;
-      if (!block_ends) continue;
+      const int64_t epoch = block.last_epoch();
       logger.start(keys::kEvalStart, {{keys::kMetaEpochNum, epoch}});
       quality = workload.evaluate(epoch);
-      const double value = quality.primary_value();
-      const int64_t eval_ms =
-          logger.event(keys::kEvalAccuracy, value, {{keys::kMetaEpochNum, epoch}});
+      converged = reaches_all(quality, info.targets);
+      const int64_t eval_ms = logger.event(keys::kEvalAccuracy, eval_accuracy_value(quality, info.targets),
+                                           {{keys::kMetaEpochNum, epoch}});
       logger.end(keys::kEvalStop, {{keys::kMetaEpochNum, epoch}});
-      logger.end(keys::kBlockStop, {{keys::kMetaFirstEpochNum, block_first}});
+      logger.end(keys::kBlockStop, {{keys::kMetaFirstEpochNum, block.first_epoch}});
       auto* point = result.add_evals();
       point->set_epoch(epoch);
       point->set_run_seconds((eval_ms - run_start_ms) / 1000.0);
+      point->set_reached(converged);
       for (const auto& [name, v] : quality.values) (*point->mutable_quality())[name] = v;
-      converged = value >= info.target;
-      char line[160];
-      std::snprintf(line, sizeof line, "epoch %lld: %s %.4f (target %.4f)%s  loss %.4f  [%.1f s]",
-                    static_cast<long long>(epoch), info.quality_name.c_str(), value, info.target,
-                    converged ? " reached" : "", stats.mean_loss, (eval_ms - run_start_ms) / 1000.0);
-      progress.message(line);
+      char tail[96];
+      std::snprintf(tail, sizeof tail, "%s  loss %.4f  [%.1f s]", converged ? " reached" : "", stats.mean_loss,
+                    (eval_ms - run_start_ms) / 1000.0);
+      progress.message("epoch " + std::to_string(epoch) + ": " + describe_quality(quality, info.targets) + tail);
       if (converged) result.set_epochs_to_converge(epoch);
+      first = block.last_epoch() + 1;
     }
     if (!converged && abort_reason.empty())
-      abort_reason = "target not reached in " + std::to_string(engine.max_epochs) + " epochs";
+      abort_reason = "target not reached in " + std::to_string(schedule.max_epochs()) + " epochs";
 
     const char* status = converged ? keys::kStatusSuccess : keys::kStatusAborted;
     const int64_t run_stop_ms = logger.end(keys::kRunStop, {{keys::kMetaStatus, status}});
-    logger.event(keys::kTrainThroughput, progress.steady_samples_per_second(), {{"steady_state", true}});
+    logger.event(keys::kTrainThroughput, meter.steady_samples_per_second(), {{"steady_state", true}});
 
     result.set_converged(converged);
     result.set_status(status);
     result.set_abort_reason(abort_reason);
     result.set_epochs_run(epochs_run);
     result.set_time_to_train_seconds((run_stop_ms - run_start_ms) / 1000.0);
-    result.set_train_samples_per_second(progress.steady_samples_per_second());
+    result.set_train_samples_per_second(meter.steady_samples_per_second());
     for (const auto& [name, v] : quality.values) (*result.mutable_final_quality())[name] = v;
 
     logger.close();

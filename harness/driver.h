@@ -1,8 +1,9 @@
 // The time-to-train engine (MLPerf rules, spec/workloads.md §8): settings are bound and checked
 // before anything is written; the workload prepares its data; then init_start .. init_stop
-// (untimed), run_start, blocks of `eval_every_epochs` epochs each ending in an evaluation, and
-// run_stop with status "success" at the first evaluation that reaches the target, or "aborted" at
-// max_epochs or on a non-finite loss. Rank 0 writes the log and the RunResult record.
+// (untimed), run_start, blocks of epochs each ending in an evaluation (the evaluation schedule,
+// harness/eval_schedule.h), and run_stop with status "success" at the first evaluation at which every
+// quality target holds (harness/quality.h), or "aborted" at max_epochs or on a non-finite loss.
+// Throughput is the engine's ThroughputMeter's. Rank 0 writes the log and the RunResult record.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/eval_schedule.h"
 #include "harness/run_result.pb.h"
 #include "harness/settings.h"
 #include "harness/workload.h"
@@ -20,7 +22,11 @@ namespace mlh {
 // Settings the engine itself reads from the config.
 struct EngineSettings {
   int64_t max_epochs = 20;
+  // The evaluation schedule: every eval_every_epochs epochs from epoch eval_offset + 1 (-1: from
+  // epoch eval_every_epochs), or else after the epochs in eval_epochs.
   int64_t eval_every_epochs = 1;
+  int64_t eval_offset = -1;
+  std::vector<int64_t> eval_epochs;
   int64_t throughput_warmup_steps = 5;
   int64_t blas_threads = 1;
   int64_t intra_op_threads = 0;  // 0: the cores available per rank
@@ -33,6 +39,7 @@ struct EngineSettings {
 
   void bind(ConfigMap& config);
   void validate() const;  // throws UserError
+  EvalSchedule eval_schedule() const;  // throws UserError
 };
 
 // What the command line decides about a run.

@@ -17,37 +17,23 @@ std::string format_duration(double seconds) {
   return text;
 }
 
-double seconds_between(std::chrono::steady_clock::time_point a,
-                       std::chrono::steady_clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
 }  // namespace
 
-Progress::Progress(Options options) : options_(options) {}
+Progress::Progress(ThroughputMeter& meter, Options options) : meter_(meter), options_(options) {}
 
 void Progress::begin_epoch(int64_t epoch, int64_t max_epochs, int64_t steps_in_epoch) {
   epoch_ = epoch;
   max_epochs_ = max_epochs;
   steps_in_epoch_ = steps_in_epoch;
-  step_in_epoch_ = 0;
-  epoch_samples_ = 0;
-  epoch_start_ = last_step_ = last_shown_ = Clock::now();
+  last_shown_ = Clock::now();
 }
 
 bool Progress::count_step(int64_t global_samples) {
-  const auto now = Clock::now();
-  if (total_steps_ >= options_.warmup_steps) {
-    steady_samples_ += global_samples;
-    steady_seconds_ += seconds_between(last_step_, now);
-  }
-  last_step_ = now;
-  ++total_steps_;
-  ++step_in_epoch_;
-  epoch_samples_ += global_samples;
+  meter_.step(global_samples);
   if (!options_.display) return false;
-  const double since_shown = seconds_between(last_shown_, now);
-  if (!(options_.interactive ? since_shown >= 0.2 : since_shown >= options_.interval_seconds)) return false;
+  const auto now = Clock::now();
+  const double since_shown = std::chrono::duration<double>(now - last_shown_).count();
+  if (since_shown < (options_.interactive ? 0.2 : options_.interval_seconds)) return false;
   last_shown_ = now;
   return true;
 }
@@ -72,9 +58,8 @@ double Progress::shown_loss() {
 }
 
 void Progress::end_epoch() {
-  const double seconds = seconds_between(epoch_start_, last_step_);
-  epoch_rate_ = seconds > 0 ? epoch_samples_ / seconds : 0.0;
   if (options_.display && options_.interactive) show(true);
+  last_loss_tensor_ = torch::Tensor();
 }
 
 void Progress::message(const std::string& text) {
@@ -85,19 +70,16 @@ void Progress::message(const std::string& text) {
   std::fflush(options_.out);
 }
 
-double Progress::steady_samples_per_second() const {
-  return steady_seconds_ > 0 ? steady_samples_ / steady_seconds_ : 0.0;
-}
-
 void Progress::show(bool final_line) {
-  const double elapsed = seconds_between(epoch_start_, Clock::now());
-  const double rate = elapsed > 0 ? epoch_samples_ / elapsed : 0;
-  const double per_step = step_in_epoch_ > 0 ? elapsed / step_in_epoch_ : 0;
-  const double eta = per_step * (steps_in_epoch_ - step_in_epoch_);
+  const double elapsed = meter_.epoch_seconds();
+  const int64_t steps = meter_.epoch_steps();
+  const double rate = elapsed > 0 ? meter_.epoch_samples() / elapsed : 0;
+  const double per_step = steps > 0 ? elapsed / steps : 0;
+  const double eta = per_step * (steps_in_epoch_ - steps);
   char line[256];
   std::snprintf(line, sizeof line, "epoch %lld/%lld  step %lld/%lld  %.0f samples/s  loss %.4f  %s %s",
                 static_cast<long long>(epoch_), static_cast<long long>(max_epochs_),
-                static_cast<long long>(step_in_epoch_), static_cast<long long>(steps_in_epoch_), rate,
+                static_cast<long long>(steps), static_cast<long long>(steps_in_epoch_), rate,
                 shown_loss(), final_line ? "took" : "ETA",
                 format_duration(final_line ? elapsed : eta).c_str());
   if (options_.interactive) {

@@ -14,17 +14,11 @@
 
 #include "compliance/mllogger.h"
 #include "harness/progress.h"
+#include "harness/quality.h"
 #include "harness/settings.h"
 #include "harness/world.h"
 
 namespace mlh {
-
-// What evaluation measured, by name, e.g. {"hr@10": 0.64}. `primary` is logged as eval_accuracy.
-struct Quality {
-  std::map<std::string, double> values;
-  std::string primary;
-  double primary_value() const { return values.at(primary); }
-};
 
 // Global (all-rank) figures of one training epoch.
 struct TrainStats {
@@ -38,8 +32,10 @@ struct WorkloadInfo {
   int64_t train_samples = 0;      // per epoch
   int64_t eval_samples = 0;
   int64_t parameter_count = 0;
-  std::string quality_name;       // the primary Quality key
-  double target = 0;              // the primary quality the run must reach
+  // What the run must reach, all at one evaluation, as the reference states it: e.g. {{"top1",
+  // 0.759}}; {{"BBOX", 0.377}, {"SEGM", 0.339}}; {{"bleu/100", 0.25, /*strict=*/true}}. Each name is
+  // a key of the Quality that evaluate() returns. See harness/quality.h.
+  std::vector<QualityTarget> targets;
   std::string precision = "fp32";
   // The learning-rate schedule as this run resolved it, in steps where the schedule counts steps
   // (e.g. GNMT's warmup_steps, remain_steps, decay_interval), for the run record: with a per-rank
@@ -103,7 +99,8 @@ class Workload {
   // Trains one epoch (numbered from 1), calling progress.step() after every step.
   virtual TrainStats train_epoch(int64_t epoch, Progress& progress) = 0;
   virtual int64_t steps_per_epoch() const = 0;
-  // Evaluates on the whole eval set, sharded over ranks and reduced; the same Quality on every rank.
+  // Evaluates on the whole eval set, sharded over ranks and reduced; the same Quality on every rank,
+  // with a value for every target named in WorkloadInfo (and any others worth recording).
   virtual Quality evaluate(int64_t epoch) = 0;
   // A baseline worth printing beside the target (e.g. the popularity recommender), if any.
   virtual std::map<std::string, double> baselines() { return {}; }

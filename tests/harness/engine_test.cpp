@@ -1,5 +1,6 @@
-// The engine against a scripted workload: stop rules, the log's run structure, the record, and
-// nothing left behind when a run fails.
+// The engine against a scripted workload: stop rules (several targets, strict targets), the
+// evaluation schedule and the log's block structure, the record, a Mask R-CNN-shaped log through the
+// compliance checker, and nothing left behind when a run fails.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include <limits>
 #include <set>
 
+#include "compliance/checker.h"
 #include "compliance/log_reader.h"
 #include "compliance/user_error.h"
 #include "harness/driver.h"
@@ -19,26 +21,30 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Qualities and losses come from a script; each step reports a fixed number of samples.
+// Qualities and losses come from a script, indexed by epoch; each step reports a fixed number of
+// samples. `qualities` is "score"; `more_qualities` holds other named values.
 class ScriptedWorkload final : public Workload {
  public:
+  std::string benchmark_name = "scripted";
+  std::vector<QualityTarget> targets = {{"score", 0.8}};
   std::vector<double> qualities;
+  std::map<std::string, std::vector<double>> more_qualities;
+  std::vector<std::pair<std::string, nlohmann::json>> hyperparameters = {{"opt_name", "none"}};
   std::vector<double> losses;
   bool fail_in_init = false;
   int64_t batch = 4;
   std::vector<int64_t> evaluated_epochs;
 
-  std::string benchmark() const override { return "scripted"; }
+  std::string benchmark() const override { return benchmark_name; }
   void bind_settings(ConfigMap& config) override { config.bind("batch", batch, "samples per step"); }
   WorkloadInfo init(const RunContext& context) override {
     if (fail_in_init) throw UserError("scripted failure in init");
-    context.logger.event("opt_name", "none");
+    for (const auto& [key, value] : hyperparameters) context.logger.event(key, value);
     WorkloadInfo info;
     info.global_batch_size = batch;
     info.train_samples = batch * 3;
     info.eval_samples = 10;
-    info.quality_name = "score";
-    info.target = 0.8;
+    info.targets = targets;
     return info;
   }
   int64_t steps_per_epoch() const override { return 3; }
@@ -52,8 +58,8 @@ class ScriptedWorkload final : public Workload {
   Quality evaluate(int64_t epoch) override {
     evaluated_epochs.push_back(epoch);
     Quality q;
-    q.primary = "score";
-    q.values["score"] = qualities.at(static_cast<size_t>(epoch - 1));
+    if (!qualities.empty()) q.values["score"] = qualities.at(static_cast<size_t>(epoch - 1));
+    for (const auto& [name, series] : more_qualities) q.values[name] = series.at(static_cast<size_t>(epoch - 1));
     return q;
   }
   std::unique_ptr<BenchStep> make_bench_step(const BenchSpec&, const World&) override { return nullptr; }
@@ -246,6 +252,249 @@ TEST_F(EngineTest, BadSettingsFailBeforeAnythingIsWritten) {
   EXPECT_THROW(run(workload, "submission_division: closd\n"), UserError);
   EXPECT_THROW(run(workload, "no_such_key: 1\n"), UserError);
   EXPECT_FALSE(fs::exists(out_ / "testbox"));
+}
+
+
+// A block as the log shows it: block_start's fields, the epochs inside, the evaluated epoch, and
+// whether a block_stop with the same first_epoch_num closed it.
+struct LoggedBlock {
+  int64_t first_epoch = 0;
+  int64_t epoch_count = 0;
+  std::vector<int64_t> epochs;
+  int64_t eval_epoch = 0;
+  bool stopped = false;
+};
+
+std::vector<LoggedBlock> blocks_of(const std::vector<LogRecord>& records) {
+  std::vector<LoggedBlock> blocks;
+  for (const auto& r : records) {
+    if (r.key == "block_start") {
+      EXPECT_TRUE(blocks.empty() || blocks.back().stopped) << "block_start inside a block, line " << r.line_number;
+      LoggedBlock block;
+      block.first_epoch = r.metadata["first_epoch_num"].get<int64_t>();
+      block.epoch_count = r.metadata["epoch_count"].get<int64_t>();
+      blocks.push_back(block);
+    } else if (r.key == "epoch_start") {
+      EXPECT_FALSE(blocks.empty() || blocks.back().stopped) << "epoch outside a block, line " << r.line_number;
+      if (!blocks.empty()) blocks.back().epochs.push_back(r.metadata["epoch_num"].get<int64_t>());
+    } else if (r.key == "eval_accuracy") {
+      if (!blocks.empty()) blocks.back().eval_epoch = r.metadata["epoch_num"].get<int64_t>();
+    } else if (r.key == "block_stop") {
+      EXPECT_FALSE(blocks.empty()) << "block_stop without block_start";
+      if (blocks.empty()) continue;
+      EXPECT_EQ(r.metadata["first_epoch_num"].get<int64_t>(), blocks.back().first_epoch);
+      blocks.back().stopped = true;
+    }
+  }
+  return blocks;
+}
+
+// Checks that every block is whole (its epochs are first..first+count-1, it ends in an evaluation of
+// its last epoch and is stopped), and returns the blocks as (first_epoch_num, epoch_count).
+std::vector<std::pair<int64_t, int64_t>> whole_blocks_of(const std::string& log_file) {
+  std::vector<std::pair<int64_t, int64_t>> shape;
+  for (const LoggedBlock& block : blocks_of(read_log_file(log_file).records)) {
+    std::vector<int64_t> expected_epochs;
+    for (int64_t e = block.first_epoch; e < block.first_epoch + block.epoch_count; ++e) expected_epochs.push_back(e);
+    EXPECT_EQ(block.epochs, expected_epochs) << "block from epoch " << block.first_epoch;
+    EXPECT_EQ(block.eval_epoch, block.first_epoch + block.epoch_count - 1) << "block from epoch " << block.first_epoch;
+    EXPECT_TRUE(block.stopped) << "block from epoch " << block.first_epoch;
+    shape.emplace_back(block.first_epoch, block.epoch_count);
+  }
+  return shape;
+}
+
+using Blocks = std::vector<std::pair<int64_t, int64_t>>;
+
+TEST_F(EngineTest, BlocksAreWholeInTheLog) {
+  ScriptedWorkload workload;
+  workload.qualities = {0.1, 0.2, 0.3, 0.4, 0.5};
+  const proto::RunResult result = run(workload, "max_epochs: 5\neval_every_epochs: 2\n");
+  EXPECT_EQ(whole_blocks_of(result.log_file()), (Blocks{{1, 2}, {3, 2}, {5, 1}}));
+}
+
+TEST_F(EngineTest, TwoTargetsStopOnlyWhenBothHold) {
+  ScriptedWorkload workload;
+  workload.targets = {{"BBOX", 0.377}, {"SEGM", 0.339}};
+  // Epoch 1: only SEGM holds; epoch 2: only BBOX; epoch 3: both (SEGM exactly at its target).
+  workload.more_qualities = {{"BBOX", {0.30, 0.38, 0.39, 0.40}}, {"SEGM", {0.34, 0.33, 0.339, 0.35}}};
+  const proto::RunResult result = run(workload, "max_epochs: 4\n");
+  EXPECT_TRUE(result.converged());
+  EXPECT_EQ(result.epochs_to_converge(), 3);
+  EXPECT_EQ(workload.evaluated_epochs, (std::vector<int64_t>{1, 2, 3}));
+  ASSERT_EQ(result.evals_size(), 3);
+  EXPECT_FALSE(result.evals(0).reached());
+  EXPECT_FALSE(result.evals(1).reached());
+  EXPECT_TRUE(result.evals(2).reached());
+  EXPECT_DOUBLE_EQ(result.evals(1).quality().at("BBOX"), 0.38);
+  EXPECT_DOUBLE_EQ(result.evals(1).quality().at("SEGM"), 0.33);
+  EXPECT_DOUBLE_EQ(result.final_quality().at("BBOX"), 0.39);
+  EXPECT_DOUBLE_EQ(result.final_quality().at("SEGM"), 0.339);
+  ASSERT_EQ(result.quality_targets_size(), 2);
+  EXPECT_EQ(result.quality_targets(0).name(), "BBOX");
+  EXPECT_DOUBLE_EQ(result.quality_targets(0).value(), 0.377);
+  EXPECT_EQ(result.quality_targets(1).name(), "SEGM");
+  EXPECT_FALSE(result.quality_targets(1).strict());
+  EXPECT_EQ(result.quality_name(), "BBOX");  // the first target, for single-target readers
+  EXPECT_DOUBLE_EQ(result.quality_target(), 0.377);
+
+  // eval_accuracy is an object of both values, as the Mask R-CNN reference logs it.
+  std::vector<nlohmann::json> accuracies;
+  for (const auto& r : records_of(result.log_file()))
+    if (r.key == "eval_accuracy") accuracies.push_back(r.value);
+  ASSERT_EQ(accuracies.size(), 3u);
+  EXPECT_EQ(accuracies[1], (nlohmann::json{{"BBOX", 0.38}, {"SEGM", 0.33}}));
+  EXPECT_EQ(accuracies[2], (nlohmann::json{{"BBOX", 0.39}, {"SEGM", 0.339}}));
+}
+
+TEST_F(EngineTest, StrictTargetIsNotReachedByAnEqualValue) {
+  ScriptedWorkload workload;
+  workload.targets = {{"bleu/100", 0.25, /*strict=*/true}};
+  workload.more_qualities = {{"bleu/100", {0.25, 0.2501, 0.26}}, {"bleu", {25.0, 25.01, 26.0}}};
+  const proto::RunResult result = run(workload, "max_epochs: 3\n");
+  EXPECT_TRUE(result.converged());
+  EXPECT_EQ(result.epochs_to_converge(), 2);
+  ASSERT_EQ(result.quality_targets_size(), 1);
+  EXPECT_TRUE(result.quality_targets(0).strict());
+  // Values that are no target are kept in the record but not logged as eval_accuracy.
+  EXPECT_DOUBLE_EQ(result.final_quality().at("bleu"), 25.01);
+  std::vector<double> accuracies;
+  for (const auto& r : records_of(result.log_file()))
+    if (r.key == "eval_accuracy") accuracies.push_back(r.value.get<double>());
+  EXPECT_EQ(accuracies, (std::vector<double>{0.25, 0.2501}));
+
+  // The same value against a target that is not strict stops at once.
+  ScriptedWorkload inclusive;
+  inclusive.targets = {{"bleu/100", 0.25}};
+  inclusive.more_qualities = workload.more_qualities;
+  EXPECT_EQ(run(inclusive, "max_epochs: 3\n").epochs_to_converge(), 1);
+}
+
+TEST_F(EngineTest, EpochListEvaluatesAfterTheListedEpochs) {
+  // SSD v0.7's 40, 50, 55, ... 80, divided by 5.
+  ScriptedWorkload workload;
+  workload.qualities.assign(16, 0.1);
+  const proto::RunResult result = run(workload, "max_epochs: 16\neval_epochs: [8, 10, 11, 12, 13, 14, 15, 16]\n");
+  EXPECT_FALSE(result.converged());
+  EXPECT_EQ(workload.evaluated_epochs, (std::vector<int64_t>{8, 10, 11, 12, 13, 14, 15, 16}));
+  EXPECT_EQ(whole_blocks_of(result.log_file()),
+            (Blocks{{1, 8}, {9, 2}, {11, 1}, {12, 1}, {13, 1}, {14, 1}, {15, 1}, {16, 1}}));
+
+  // Reaching the target at a listed epoch stops there.
+  ScriptedWorkload reaching;
+  reaching.qualities = {0, 0, 0, 0, 0, 0, 0, 0.5, 0.9, 0.79, 0.81, 0.9, 0.9, 0.9, 0.9, 0.9};
+  const proto::RunResult early = run(reaching, "max_epochs: 16\neval_epochs: [8, 10, 11, 12, 13, 14, 15, 16]\n");
+  EXPECT_EQ(early.epochs_to_converge(), 11);
+  EXPECT_EQ(reaching.evaluated_epochs, (std::vector<int64_t>{8, 10, 11}));
+  EXPECT_EQ(whole_blocks_of(early.log_file()), (Blocks{{1, 8}, {9, 2}, {11, 1}}));
+
+  // Epochs past the list end in one block that the last epoch's evaluation closes.
+  ScriptedWorkload past;
+  past.qualities.assign(5, 0.1);
+  const proto::RunResult after = run(past, "max_epochs: 5\neval_epochs: [2, 3]\n");
+  EXPECT_EQ(past.evaluated_epochs, (std::vector<int64_t>{2, 3, 5}));
+  EXPECT_EQ(whole_blocks_of(after.log_file()), (Blocks{{1, 2}, {3, 1}, {4, 2}}));
+}
+
+TEST_F(EngineTest, OffsetMovesTheFirstEvaluation) {
+  // NVIDIA's ResNet v0.7 eval_offset: 0-based epoch e evaluates when e % 4 == offset.
+  ScriptedWorkload one;
+  one.qualities.assign(10, 0.1);
+  const proto::RunResult offset_one = run(one, "max_epochs: 10\neval_every_epochs: 4\neval_offset: 1\n");
+  EXPECT_EQ(one.evaluated_epochs, (std::vector<int64_t>{2, 6, 10}));
+  EXPECT_EQ(whole_blocks_of(offset_one.log_file()), (Blocks{{1, 2}, {3, 4}, {7, 4}}));
+
+  ScriptedWorkload zero;
+  zero.qualities.assign(10, 0.1);
+  const proto::RunResult offset_zero = run(zero, "max_epochs: 10\neval_every_epochs: 4\neval_offset: 0\n");
+  EXPECT_EQ(zero.evaluated_epochs, (std::vector<int64_t>{1, 5, 9, 10}));
+  EXPECT_EQ(whole_blocks_of(offset_zero.log_file()), (Blocks{{1, 1}, {2, 4}, {6, 4}, {10, 1}}));
+
+  // Without an offset: after epochs 4, 8, as configs/resnet50.yaml has always meant.
+  ScriptedWorkload none;
+  none.qualities.assign(10, 0.1);
+  run(none, "max_epochs: 10\neval_every_epochs: 4\n");
+  EXPECT_EQ(none.evaluated_epochs, (std::vector<int64_t>{4, 8, 10}));
+}
+
+TEST_F(EngineTest, BadScheduleSettingsFailBeforeAnythingIsWritten) {
+  ScriptedWorkload workload;
+  workload.qualities.assign(10, 0.9);
+  const auto error_of = [&](const std::string& yaml) {
+    try {
+      run(workload, yaml);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(error_of("eval_every_epochs: 4\neval_offset: 4\n"), ::testing::HasSubstr("eval_offset"));
+  EXPECT_THAT(error_of("eval_every_epochs: 4\neval_offset: -2\n"), ::testing::HasSubstr("eval_offset"));
+  EXPECT_THAT(error_of("eval_every_epochs: 0\n"), ::testing::HasSubstr("eval_every_epochs"));
+  EXPECT_THAT(error_of("eval_epochs: [5, 4]\n"), ::testing::HasSubstr("strictly increasing"));
+  EXPECT_THAT(error_of("eval_epochs: [4, 4]\n"), ::testing::HasSubstr("strictly increasing"));
+  EXPECT_THAT(error_of("eval_epochs: [0, 4]\n"), ::testing::HasSubstr("eval_epochs"));
+  EXPECT_THAT(error_of("eval_epochs: [-1]\n"), ::testing::HasSubstr("eval_epochs"));
+  EXPECT_THAT(error_of("eval_epochs: [2, 4]\neval_every_epochs: 2\n"), ::testing::HasSubstr("two evaluation schedules"));
+  EXPECT_THAT(error_of("eval_epochs: [2, 4]\neval_offset: 0\n"), ::testing::HasSubstr("two evaluation schedules"));
+  EXPECT_THAT(error_of("eval_epochs: 4\n"), ::testing::HasSubstr("a list of integers"));
+  EXPECT_FALSE(fs::exists(out_ / "testbox"));
+}
+
+// A Mask R-CNN-shaped run: the 0.7.0 closed maskrcnn hyperparameters, two targets, eval_accuracy objects.
+ScriptedWorkload maskrcnn_shaped(std::vector<double> bbox, std::vector<double> segm) {
+  ScriptedWorkload workload;
+  workload.benchmark_name = "maskrcnn";
+  workload.targets = {{"BBOX", 0.377}, {"SEGM", 0.339}};
+  workload.more_qualities = {{"BBOX", std::move(bbox)}, {"SEGM", std::move(segm)}};
+  workload.hyperparameters = {{"opt_base_learning_rate", 0.04},
+                              {"opt_learning_rate_warmup_steps", 800},
+                              {"opt_learning_rate_warmup_factor", 0.0001},
+                              {"num_image_candidates", 2000},
+                              {"opt_learning_rate_decay_factor", 0.1},
+                              {"opt_learning_rate_decay_steps", {24000, 32000}},
+                              {"min_image_size", 800},
+                              {"max_image_size", 1333}};
+  return workload;
+}
+
+// What `mlharness check` does with one log (launch/check_command.cpp), under the 0.7.0 rules.
+CheckResult check_like_mlharness(const std::string& log_file) {
+  const ParsedLog log = read_log_file(log_file);
+  EXPECT_FALSE(log.records.empty());
+  return check_log(log, "0.7.0");
+}
+
+std::string failures_of(const CheckResult& result) {
+  std::string text;
+  for (const RuleFailure& failure : result.failures) text += failure.to_string() + "\n";
+  return text;
+}
+
+TEST_F(EngineTest, MaskRcnnShapedLogPassesTheComplianceChecker) {
+  for (const char* division : {"closed", "open"}) {
+    ScriptedWorkload workload = maskrcnn_shaped({0.20, 0.35, 0.378}, {0.19, 0.34, 0.3395});
+    const proto::RunResult result =
+        run(workload, std::string("max_epochs: 5\nsubmission_division: ") + division + "\n");
+    ASSERT_TRUE(result.converged()) << division;
+    EXPECT_EQ(result.epochs_to_converge(), 3);
+    const CheckResult check = check_like_mlharness(result.log_file());
+    EXPECT_EQ(check.benchmark, "maskrcnn");
+    EXPECT_TRUE(check.passed) << division << ":\n" << failures_of(check);
+  }
+}
+
+TEST_F(EngineTest, MaskRcnnShapedLogShortOfOneTargetFailsTheComplianceChecker) {
+  // BBOX reaches its target at epoch 2, SEGM never does: the run goes on to max_epochs and aborts,
+  // and the checker's target rule fails, as it does for the reference.
+  ScriptedWorkload workload = maskrcnn_shaped({0.30, 0.38, 0.39}, {0.30, 0.33, 0.338});
+  const proto::RunResult result = run(workload, "max_epochs: 3\nsubmission_division: closed\n");
+  EXPECT_FALSE(result.converged());
+  EXPECT_EQ(result.evals_size(), 3);
+  const CheckResult check = check_like_mlharness(result.log_file());
+  EXPECT_FALSE(check.passed);
+  ASSERT_FALSE(check.failures.empty());
+  EXPECT_EQ(check.failures.front().key, "eval_accuracy") << failures_of(check);
 }
 
 }  // namespace

@@ -304,8 +304,7 @@ class GnmtWorkload final : public Workload {
     info.train_samples = batcher_->pairs_per_epoch();
     info.eval_samples = static_cast<int64_t>(test_ids_.size());
     for (const auto& p : parameters_) info.parameter_count += p.numel();
-    info.quality_name = "bleu/100";
-    info.target = s.target_bleu / 100.0;
+    info.targets = {{"bleu/100", s.target_bleu / 100.0}};
     info.precision = describe_precision(precision_, device_);
     info.schedule = {{"steps_per_epoch", static_cast<double>(steps_per_epoch_)},
                      {"total_steps", static_cast<double>(s.schedule_epochs * steps_per_epoch_)},
@@ -385,7 +384,6 @@ class GnmtWorkload final : public Workload {
     for (int64_t& count : counts) count = std::llround(world_->allreduce_sum(static_cast<double>(count)));
     const double bleu = wmt::sacrebleu_bleu(wmt::BleuStatistics::from_counts(counts));
     Quality quality;
-    quality.primary = "bleu/100";
     quality.values["bleu/100"] = bleu / 100.0;
     quality.values["bleu"] = bleu;
     return quality;

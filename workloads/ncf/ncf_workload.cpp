@@ -229,8 +229,7 @@ class NcfWorkload final : public Workload {
     info.train_samples = samples_per_epoch_;
     info.eval_samples = split_.num_users * (1 + settings_.eval_negatives);
     info.parameter_count = count_parameters(*step_->model());
-    info.quality_name = "hr@" + std::to_string(settings_.top_k);
-    info.target = settings_.target_hit_rate;
+    info.targets = {{"hr@" + std::to_string(settings_.top_k), settings_.target_hit_rate}};
     return info;
   }
 
@@ -302,8 +301,7 @@ class NcfWorkload final : public Workload {
     }
     const double total_hits = world_->allreduce_sum(static_cast<double>(hits));
     Quality quality;
-    quality.primary = "hr@" + std::to_string(settings_.top_k);
-    quality.values[quality.primary] = total_hits / static_cast<double>(users);
+    quality.values["hr@" + std::to_string(settings_.top_k)] = total_hits / static_cast<double>(users);
     return quality;
   }
 

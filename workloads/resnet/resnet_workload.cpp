@@ -336,8 +336,7 @@ class ResNetWorkload final : public Workload {
     info.train_samples = train_->size();
     info.eval_samples = eval_->size();
     for (const auto& p : parameters_) info.parameter_count += p.numel();
-    info.quality_name = "top1";
-    info.target = settings_.target_top1;
+    info.targets = {{"top1", settings_.target_top1}};
     info.precision = describe_precision(precision_, device_);
     return info;
   }
@@ -407,7 +406,6 @@ class ResNetWorkload final : public Workload {
     }
     // A skipped eval image counts as wrong: the denominator stays the whole eval set.
     Quality quality;
-    quality.primary = "top1";
     quality.values["top1"] = world_->allreduce_sum(static_cast<double>(correct)) / static_cast<double>(eval_->size());
     return quality;
   }

@@ -265,8 +265,7 @@ class TransformerWorkload final : public Workload {
     info.train_samples = batcher_->kept_pairs();
     info.eval_samples = static_cast<int64_t>(test_sources_.size());
     for (const auto& p : parameters_) info.parameter_count += p.numel();
-    info.quality_name = "bleu/100";
-    info.target = settings_.target_bleu / 100.0;
+    info.targets = {{"bleu/100", settings_.target_bleu / 100.0, /*strict=*/true}};  // the reference stops at BLEU > 25
     info.precision = describe_precision(precision_, device_);
     return info;
   }
@@ -336,7 +335,6 @@ class TransformerWorkload final : public Workload {
     for (int64_t& count : counts) count = std::llround(world_->allreduce_sum(static_cast<double>(count)));
     const double bleu = wmt::t2t_bleu(wmt::BleuStatistics::from_counts(counts));
     Quality quality;
-    quality.primary = "bleu/100";
     quality.values["bleu/100"] = bleu / 100.0;
     quality.values["bleu"] = bleu;
     return quality;
