@@ -5,9 +5,14 @@
 #include <cstdio>
 
 #include "compliance/user_error.h"
+#include "harness/device.h"
 #include "harness/platform.h"
 
 namespace mlh {
+
+void DeviceBenchStep::synchronize() { synchronize_device(spec_.device); }
+
+std::string DeviceBenchStep::device_used() const { return device_name(spec_.device); }
 
 BenchReport run_bench(Workload& workload, const std::string& workload_name, const World& world,
                       const BenchOptions& options, const std::string& platform_label) {

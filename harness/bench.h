@@ -7,14 +7,41 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/mixed_precision.h"
 #include "harness/workload.h"
 
 namespace mlh {
+
+// A workload's own step as a bench step: its training step (harness/train_step.h) or its forward
+// pass, run on fixed synthetic inputs on `device` at `precision`. `step` owns what it needs.
+class DeviceBenchStep final : public BenchStep {
+ public:
+  struct Spec {
+    torch::Device device = torch::kCPU;
+    Precision precision = Precision::kFp32;
+    int64_t samples_per_step = 0;
+    std::string sample_unit = "samples";
+    std::string memory_format = "-";
+  };
+  DeviceBenchStep(Spec spec, std::function<void()> step) : spec_(std::move(spec)), step_(std::move(step)) {}
+  void run() override { step_(); }
+  int64_t samples_per_step() const override { return spec_.samples_per_step; }
+  std::string sample_unit() const override { return spec_.sample_unit; }
+  void synchronize() override;
+  std::string device_used() const override;
+  std::string precision_used() const override { return describe_precision(spec_.precision, spec_.device); }
+  std::string memory_format_used() const override { return spec_.memory_format; }
+
+ private:
+  Spec spec_;
+  std::function<void()> step_;
+};
 
 struct BenchOptions {
   std::vector<int64_t> batch_sizes;      // per rank; empty = the workload's configured batch

@@ -35,11 +35,15 @@ struct AdamStepConstants {
 
 }  // namespace
 
-FusedAdam::FusedAdam(std::vector<torch::Tensor> parameters, AdamOptions options)
-    : parameters_(std::move(parameters)), options_(options) {
-  for (const auto& p : parameters_) {
-    exp_avg_.push_back(torch::zeros_like(p, torch::MemoryFormat::Contiguous));
-    exp_avg_sq_.push_back(torch::zeros_like(p, torch::MemoryFormat::Contiguous));
+FusedAdam::FusedAdam(std::vector<ParameterGroup> groups, AdamOptions options)
+    : groups_(std::move(groups)), options_(options) {
+  for (const ParameterGroup& group : groups_) {
+    exp_avg_.emplace_back();
+    exp_avg_sq_.emplace_back();
+    for (const auto& p : group.parameters) {
+      exp_avg_.back().push_back(torch::zeros_like(p, torch::MemoryFormat::Contiguous));
+      exp_avg_sq_.back().push_back(torch::zeros_like(p, torch::MemoryFormat::Contiguous));
+    }
   }
 }
 
@@ -49,42 +53,49 @@ void FusedAdam::step() {
   const double t = static_cast<double>(step_count_);
   const double bias_correction1 = 1.0 - std::pow(options_.beta1, t);
   const double bias_correction2 = 1.0 - std::pow(options_.beta2, t);
-  const AdamStepConstants c{static_cast<float>(options_.beta1),
-                            static_cast<float>(1.0 - options_.beta1),
-                            static_cast<float>(options_.beta2),
-                            static_cast<float>(1.0 - options_.beta2),
-                            static_cast<float>(options_.learning_rate / bias_correction1),
-                            static_cast<float>(1.0 / std::sqrt(bias_correction2)),
-                            static_cast<float>(options_.epsilon),
-                            static_cast<float>(options_.weight_decay)};
-  for (size_t i = 0; i < parameters_.size(); ++i) {
-    torch::Tensor& param = parameters_[i];
-    if (!param.grad().defined()) continue;
-    torch::Tensor grad = param.grad();
-    const bool fused = param.device().is_cpu() && param.scalar_type() == torch::kFloat &&
-                       param.is_contiguous() && grad.is_contiguous() && !grad.is_sparse() &&
-                       grad.scalar_type() == torch::kFloat;
-    if (!fused) {
-      // The op-by-op update, same arithmetic, for devices and types the kernel does not take.
-      torch::Tensor g = options_.weight_decay != 0 ? grad.add(param, options_.weight_decay) : grad;
-      exp_avg_[i].mul_(options_.beta1).add_(g, 1.0 - options_.beta1);
-      exp_avg_sq_[i].mul_(options_.beta2).addcmul_(g, g, 1.0 - options_.beta2);
-      torch::Tensor denom = (exp_avg_sq_[i].sqrt() / std::sqrt(bias_correction2)).add_(options_.epsilon);
-      param.addcdiv_(exp_avg_[i], denom, -options_.learning_rate / bias_correction1);
-      continue;
+  for (size_t k = 0; k < groups_.size(); ++k) {
+    const ParameterGroup& group = groups_[k];
+    const double learning_rate = options_.learning_rate * group.learning_rate_factor;
+    const double weight_decay = group.weight_decay;
+    const AdamStepConstants c{static_cast<float>(options_.beta1),
+                              static_cast<float>(1.0 - options_.beta1),
+                              static_cast<float>(options_.beta2),
+                              static_cast<float>(1.0 - options_.beta2),
+                              static_cast<float>(learning_rate / bias_correction1),
+                              static_cast<float>(1.0 / std::sqrt(bias_correction2)),
+                              static_cast<float>(options_.epsilon),
+                              static_cast<float>(weight_decay)};
+    for (size_t i = 0; i < group.parameters.size(); ++i) {
+      torch::Tensor param = group.parameters[i];
+      if (!param.grad().defined()) continue;
+      torch::Tensor grad = param.grad();
+      torch::Tensor& exp_avg = exp_avg_[k][i];
+      torch::Tensor& exp_avg_sq = exp_avg_sq_[k][i];
+      const bool fused = param.device().is_cpu() && param.scalar_type() == torch::kFloat &&
+                         param.is_contiguous() && grad.is_contiguous() && !grad.is_sparse() &&
+                         grad.scalar_type() == torch::kFloat;
+      if (!fused) {
+        // The op-by-op update, same arithmetic, for devices and types the kernel does not take.
+        torch::Tensor g = weight_decay != 0 ? grad.add(param, weight_decay) : grad;
+        exp_avg.mul_(options_.beta1).add_(g, 1.0 - options_.beta1);
+        exp_avg_sq.mul_(options_.beta2).addcmul_(g, g, 1.0 - options_.beta2);
+        torch::Tensor denom = (exp_avg_sq.sqrt() / std::sqrt(bias_correction2)).add_(options_.epsilon);
+        param.addcdiv_(exp_avg, denom, -learning_rate / bias_correction1);
+        continue;
+      }
+      float* p = param.data_ptr<float>();
+      const float* g = grad.data_ptr<float>();
+      float* m = exp_avg.data_ptr<float>();
+      float* v = exp_avg_sq.data_ptr<float>();
+      at::parallel_for(0, param.numel(), 16384, [&](int64_t begin, int64_t end) {
+        adam_kernel(p + begin, g + begin, m + begin, v + begin, end - begin, c);
+      });
     }
-    float* p = param.data_ptr<float>();
-    const float* g = grad.data_ptr<float>();
-    float* m = exp_avg_[i].data_ptr<float>();
-    float* v = exp_avg_sq_[i].data_ptr<float>();
-    at::parallel_for(0, param.numel(), 16384, [&](int64_t begin, int64_t end) {
-      adam_kernel(p + begin, g + begin, m + begin, v + begin, end - begin, c);
-    });
   }
 }
 
-void FusedAdam::zero_grad() {
-  for (auto& p : parameters_) p.mutable_grad().reset();
+std::unique_ptr<Optimizer> make_adam(std::vector<ParameterGroup> groups, AdamOptions options) {
+  return std::make_unique<FusedAdam>(std::move(groups), options);
 }
 
 }  // namespace mlh

@@ -1,5 +1,6 @@
-// Adam with torch.optim.Adam's arithmetic (no amsgrad; weight decay added to the gradient, as the
-// Adam that MLPerf's PyTorch references use), done in one pass over memory per parameter: each element
+// Adam with torch.optim.Adam's arithmetic (no amsgrad; each group's weight decay added to the
+// gradient, as the Adam that MLPerf's PyTorch references use), behind the Optimizer interface
+// (harness/optimizer.h), done in one pass over memory per parameter: each element
 // of param, grad and both moments is read once and written once, in parallel chunks. On CPU this is
 // several times fewer memory passes than the op-by-op update, which is where time goes for models
 // with large dense embeddings (NCF: 31.8M parameters). Float32 CPU tensors; other tensors fall back
@@ -9,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <torch/types.h>
+#include "harness/optimizer.h"
 
 namespace mlh {
 
@@ -18,28 +19,27 @@ struct AdamOptions {
   double beta1 = 0.9;
   double beta2 = 0.999;
   double epsilon = 1e-8;
-  double weight_decay = 0.0;
 };
 
-class FusedAdam {
+class FusedAdam final : public Optimizer {
  public:
-  FusedAdam(std::vector<torch::Tensor> parameters, AdamOptions options);
+  FusedAdam(std::vector<ParameterGroup> groups, AdamOptions options);
 
-  // One update of every parameter that has a gradient.
-  void step();
-  // Drops the gradients (the next backward allocates fresh ones, so nothing needs zeroing).
-  void zero_grad();
-
-  void set_learning_rate(double learning_rate) { options_.learning_rate = learning_rate; }
+  void step() override;
+  void set_learning_rate(double learning_rate) override { options_.learning_rate = learning_rate; }
+  double learning_rate() const override { return options_.learning_rate; }
+  std::string name() const override { return "adam"; }
   const AdamOptions& options() const { return options_; }
   int64_t step_count() const { return step_count_; }
 
  private:
-  std::vector<torch::Tensor> parameters_;
-  std::vector<torch::Tensor> exp_avg_;
-  std::vector<torch::Tensor> exp_avg_sq_;
+  std::vector<ParameterGroup> groups_;
+  std::vector<std::vector<torch::Tensor>> exp_avg_;
+  std::vector<std::vector<torch::Tensor>> exp_avg_sq_;
   AdamOptions options_;
   int64_t step_count_ = 0;
 };
+
+std::unique_ptr<Optimizer> make_adam(std::vector<ParameterGroup> groups, AdamOptions options);
 
 }  // namespace mlh

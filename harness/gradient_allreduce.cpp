@@ -89,9 +89,6 @@ void PairwiseGradientSum::store_sum() {
   for (size_t i = 0; i < parameters_.size(); ++i) parameters_[i].mutable_grad() = total.grads[i];
 }
 
-ShardedGradient::ShardedGradient(std::vector<torch::Tensor> parameters, const World& world)
-    : shard_sum_(parameters), reducer_(std::move(parameters), world) {}
-
 int64_t resolve_gradient_shards(int64_t shards, int world_size, const std::string& key) {
   if (shards == 0) return world_size;
   if (shards < 0 || (shards & (shards - 1)) != 0)

@@ -1,7 +1,8 @@
-// Data-parallel gradient reduction: after backward, every rank's gradients are summed across the
-// world in buckets of about `bucket_bytes`, each bucket one flat tensor and one collective. Workloads
-// scale their loss by 1 / (samples in the global batch), so the sum is the global-batch gradient
-// exactly, also for a short last batch split unevenly.
+// Data-parallel gradient reduction, as the training step (harness/train_step.h) uses it: after
+// backward, every rank's gradients are summed across the world in buckets of about `bucket_bytes`,
+// each bucket one flat tensor and one collective. The step scales the loss by 1 / (the global
+// batch's samples), so the sum is the global-batch gradient exactly, also for a short last batch
+// split unevenly.
 #pragma once
 
 #include <cstdint>
@@ -50,31 +51,6 @@ class PairwiseGradientSum {
   };
   std::vector<torch::Tensor> parameters_;
   std::vector<Partial> stack_;
-};
-
-// The gradient of one data-parallel step: runs `backward_shard(k)` for each of this rank's shards
-// k = 0..local_shards-1 (each call must leave its shard's gradient in the parameters' .grad, from a
-// loss scaled by 1 / global batch), sums the shards in PairwiseGradientSum's order, then across ranks.
-// Returns the sum of what the calls returned (e.g. this rank's summed loss).
-class ShardedGradient {
- public:
-  ShardedGradient(std::vector<torch::Tensor> parameters, const World& world);
-  template <class BackwardShard>
-  double compute(int64_t local_shards, BackwardShard&& backward_shard) {
-    double total = 0;
-    for (int64_t k = 0; k < local_shards; ++k) {
-      total += backward_shard(k);
-      if (local_shards > 1) shard_sum_.take_shard();
-    }
-    if (local_shards > 1) shard_sum_.store_sum();
-    reducer_.allreduce_sum();
-    return total;
-  }
-  void broadcast_parameters() { reducer_.broadcast_parameters(); }
-
- private:
-  PairwiseGradientSum shard_sum_;
-  GradientAllReducer reducer_;
 };
 
 // The shard count a run cuts each global batch into. 0 means one shard per rank (the usual

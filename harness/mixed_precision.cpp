@@ -128,12 +128,4 @@ void DynamicLossScaler::update(bool gradients_finite) {
   }
 }
 
-bool DynamicLossScaler::step(const std::vector<torch::Tensor>& parameters,
-                             const std::function<void()>& optimizer_step) {
-  const bool finite = unscale_gradients(parameters);
-  if (finite) optimizer_step();
-  update(finite);
-  return finite;
-}
-
 }  // namespace mlh

@@ -1,11 +1,11 @@
 // Mixed precision as a step uses it: `amp` means autocast to fp16 with dynamic loss scaling on CUDA,
 // and autocast to bf16 on the CPU (bf16 keeps fp32's exponent range, so it needs no scaling).
-// `fp32` means neither. Workloads wrap their forward pass and loss in an AutocastScope and scale
-// the loss with a DynamicLossScaler; the scaler is inert unless the precision needs it.
+// `fp32` means neither. The training step (harness/train_step.h) runs each shard's forward pass and
+// loss in an AutocastScope and scales the loss with a DynamicLossScaler, inert unless the precision
+// needs it; evaluation and inference benches use the AutocastScope alone.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,9 +61,6 @@ class DynamicLossScaler {
   // disabled). Call update() with the answer after the step was taken or skipped.
   bool unscale_gradients(const std::vector<torch::Tensor>& parameters);
   void update(bool gradients_finite);
-  // The three together: unscale, run `optimizer_step` when the gradients are finite, update the
-  // scale. Returns whether the step was taken.
-  bool step(const std::vector<torch::Tensor>& parameters, const std::function<void()>& optimizer_step);
 
  private:
   bool enabled_;

@@ -12,12 +12,12 @@ void expect_matches_torch_adam(double weight_decay, torch::Tensor start) {
   torch::manual_seed(3);
   torch::Tensor ours = start.clone().set_requires_grad(true);
   torch::Tensor theirs = start.clone().set_requires_grad(true);
-  FusedAdam fused({ours}, AdamOptions{0.01, 0.25, 0.5, 1e-8, weight_decay});
+  FusedAdam fused({ParameterGroup{{ours}, weight_decay}}, AdamOptions{0.01, 0.25, 0.5, 1e-8});
   torch::optim::Adam reference({theirs}, torch::optim::AdamOptions(0.01).betas({0.25, 0.5}).eps(1e-8)
                                              .weight_decay(weight_decay));
   for (int step = 0; step < 6; ++step) {
     torch::Tensor target = torch::randn(start.sizes());
-    fused.zero_grad();
+    drop_gradients({ours});
     (ours - target).pow(2).sum().backward();
     fused.step();
     reference.zero_grad();
@@ -38,7 +38,7 @@ TEST(FusedAdam, NonContiguousParametersTakeTheGeneralPath) {
 
 TEST(FusedAdam, ParametersWithoutGradientsAreLeftAlone) {
   torch::Tensor p = torch::ones({4}).set_requires_grad(true);
-  FusedAdam adam({p}, AdamOptions{});
+  FusedAdam adam({ParameterGroup{{p}}}, AdamOptions{});
   adam.step();
   EXPECT_TRUE(torch::equal(p, torch::ones({4})));
 }

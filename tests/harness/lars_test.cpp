@@ -1,11 +1,11 @@
-#include "workloads/resnet/lars.h"
+#include "harness/lars.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <cmath>
 
-namespace mlh::resnet {
+namespace mlh {
 namespace {
 
 torch::Tensor parameter(std::vector<float> values) {
@@ -17,10 +17,10 @@ void set_gradient(torch::Tensor& p, std::vector<float> grad) { p.mutable_grad() 
 // One step worked by hand: w = (3, 4) so |w| = 5; g = (0, 1) so |g| = 1.
 TEST(Lars, AdaptedParametersStepByTheTrustRatio) {
   torch::Tensor w = parameter({3.0f, 4.0f});
-  Lars lars({w}, {}, {}, LarsOptions{/*learning_rate=*/2.0, /*momentum=*/0.9, /*weight_decay=*/0.1,
-                                     /*eta=*/0.01, /*epsilon=*/0.0});
+  auto lars = make_lars({ParameterGroup{{w}, /*weight_decay=*/0.1, 1.0, /*lars_adapted=*/true}},
+                        LarsOptions{/*learning_rate=*/2.0, /*momentum=*/0.9, /*eta=*/0.01, /*epsilon=*/0.0});
   set_gradient(w, {0.0f, 1.0f});
-  lars.step();
+  lars->step();
   // trust = 0.01 * 5 / (1 + 0.1 * 5) = 1/30; v = g + 0.1 w = (0.3, 1.4); w -= 2 * trust * v.
   const double trust = 0.01 * 5.0 / 1.5;
   EXPECT_NEAR(w[0].item<double>(), 3.0 - 2.0 * trust * 0.3, 1e-6);
@@ -29,7 +29,7 @@ TEST(Lars, AdaptedParametersStepByTheTrustRatio) {
   // Second step: momentum carries v; the trust ratio is recomputed from the new norms.
   const double w0 = w[0].item<double>(), w1 = w[1].item<double>();
   set_gradient(w, {1.0f, 0.0f});
-  lars.step();
+  lars->step();
   const double w_norm = std::hypot(w0, w1);
   const double trust2 = 0.01 * w_norm / (1.0 + 0.1 * w_norm);
   const double v0 = 0.9 * 0.3 + 1.0 + 0.1 * w0, v1 = 0.9 * 1.4 + 0.0 + 0.1 * w1;
@@ -40,34 +40,32 @@ TEST(Lars, AdaptedParametersStepByTheTrustRatio) {
 TEST(Lars, DecayedOnlyAndPlainGroupsTakeMomentumSgd) {
   torch::Tensor bias = parameter({1.0f});
   torch::Tensor scale = parameter({1.0f});
-  Lars lars({}, {bias}, {scale}, LarsOptions{0.5, 0.9, 0.1, 0.001, 0.0});
+  auto lars = make_lars({ParameterGroup{{bias}, 0.1}, ParameterGroup{{scale}, 0.0}}, LarsOptions{0.5, 0.9, 0.001, 0.0});
   set_gradient(bias, {2.0f});
   set_gradient(scale, {2.0f});
-  lars.step();
+  lars->step();
   EXPECT_NEAR(bias.item<double>(), 1.0 - 0.5 * (2.0 + 0.1 * 1.0), 1e-6);  // decay, no trust ratio
   EXPECT_NEAR(scale.item<double>(), 1.0 - 0.5 * 2.0, 1e-6);               // neither
 }
 
 TEST(Lars, ZeroNormsUseTrustOne) {
   torch::Tensor w = parameter({0.0f, 0.0f});
-  Lars lars({w}, {}, {}, LarsOptions{1.0, 0.0, 0.0, 0.001, 0.0});
+  auto lars = make_lars({ParameterGroup{{w}, 0.0, 1.0, true}}, LarsOptions{1.0, 0.0, 0.001, 0.0});
   set_gradient(w, {1.0f, -1.0f});
-  lars.step();
+  lars->step();
   EXPECT_NEAR(w[0].item<double>(), -1.0, 1e-6);
   EXPECT_NEAR(w[1].item<double>(), 1.0, 1e-6);
 }
 
 TEST(Lars, LearningRateCanBeScheduled) {
   torch::Tensor w = parameter({0.0f});
-  Lars lars({}, {}, {w}, LarsOptions{1.0, 0.0, 0.0, 0.001, 0.0});
-  lars.set_learning_rate(0.25);
-  EXPECT_DOUBLE_EQ(lars.options().learning_rate, 0.25);
+  auto lars = make_lars({ParameterGroup{{w}, 0.0, /*learning_rate_factor=*/2.0}}, LarsOptions{1.0, 0.0, 0.001, 0.0});
+  lars->set_learning_rate(0.125);
+  EXPECT_DOUBLE_EQ(lars->learning_rate(), 0.125);
   set_gradient(w, {4.0f});
-  lars.step();
-  EXPECT_NEAR(w.item<double>(), -1.0, 1e-6);
-  lars.zero_grad();
-  EXPECT_EQ(w.grad().item<float>(), 0.0f);
+  lars->step();
+  EXPECT_NEAR(w.item<double>(), -1.0, 1e-6);  // 0.125 x factor 2 x gradient 4
 }
 
 }  // namespace
-}  // namespace mlh::resnet
+}  // namespace mlh

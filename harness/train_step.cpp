@@ -1,0 +1,58 @@
+#include "harness/train_step.h"
+
+#include <torch/torch.h>
+
+#include "compliance/user_error.h"
+
+namespace mlh {
+
+TrainStep::TrainStep(std::vector<torch::Tensor> parameters, std::unique_ptr<Optimizer> optimizer,
+                     const World& world, TrainStepOptions options)
+    : parameters_(std::move(parameters)),
+      optimizer_(std::move(optimizer)),
+      world_(world),
+      options_(options),
+      shard_sum_(parameters_),
+      reducer_(parameters_, world),
+      loss_scaler_(DynamicLossScaler::needed(options.precision, options.device)) {
+  MLH_ASSERT(optimizer_ != nullptr && options_.gradient_clip_norm >= 0);
+  reducer_.broadcast_parameters();
+}
+
+torch::Tensor TrainStep::run(int64_t local_shards, double loss_divisor, const ShardLoss& shard_loss) {
+  MLH_ASSERT(local_shards >= 1 && loss_divisor > 0);
+  drop_gradients(parameters_);
+  torch::Tensor total;
+  for (int64_t k = 0; k < local_shards; ++k) {
+    torch::Tensor loss;
+    {
+      AutocastScope autocast(options_.precision, options_.device);
+      loss = shard_loss(k);
+    }
+    if (loss.defined()) {
+      loss_scaler_.scale_loss(loss / loss_divisor).backward();
+      const torch::Tensor summed = loss.detach().to(torch::kDouble);
+      total = total.defined() ? total + summed : summed;
+    }
+    if (local_shards > 1) shard_sum_.take_shard();
+  }
+  if (local_shards > 1) shard_sum_.store_sum();
+  reducer_.allreduce_sum();
+  const bool finite = loss_scaler_.unscale_gradients(parameters_);
+  if (finite) {
+    if (options_.gradient_clip_norm > 0) torch::nn::utils::clip_grad_norm_(parameters_, options_.gradient_clip_norm);
+    optimizer_->step();
+  }
+  loss_scaler_.update(finite);
+  if (!total.defined()) total = torch::zeros({}, torch::TensorOptions(torch::kDouble).device(options_.device));
+  loss_sum_ = loss_sum_.defined() ? loss_sum_ + total : total;
+  return total;
+}
+
+double TrainStep::take_loss_sum() {
+  const double local = loss_sum_.defined() ? loss_sum_.item<double>() : 0.0;
+  loss_sum_ = torch::Tensor();
+  return world_.allreduce_sum(local);
+}
+
+}  // namespace mlh

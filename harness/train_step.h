@@ -1,0 +1,68 @@
+// The one data-parallel training step. Every workload trains through it, and `mlharness bench`
+// times it on synthetic inputs, so bench measures the step that training runs. One call:
+//   1. drops every gradient;
+//   2. for each of this rank's gradient shards k: runs shard_loss(k) under the precision's autocast
+//      (it returns the shard's summed loss), and back-propagates loss * loss_scale / loss_divisor;
+//   3. sums the shards in a fixed pairwise order, then across ranks (harness/gradient_allreduce.h),
+//      so the gradient is the global batch's, bitwise alike on 1 or 2 CPU ranks;
+//   4. unscales; a step whose gradients are not all finite is skipped (fp16 loss scaling);
+//   5. clips the global gradient norm when asked, and lets the optimizer step.
+// The loss it returns and keeps stays where it was computed: no host sync and no collective per step.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "harness/gradient_allreduce.h"
+#include "harness/mixed_precision.h"
+#include "harness/optimizer.h"
+#include "harness/world.h"
+
+namespace mlh {
+
+struct TrainStepOptions {
+  Precision precision = Precision::kFp32;
+  torch::Device device = torch::kCPU;
+  double gradient_clip_norm = 0;  // the global L2 norm; 0: no clipping
+};
+
+class TrainStep {
+ public:
+  // The shard's summed loss (a scalar); an undefined tensor for a shard with no samples.
+  using ShardLoss = std::function<torch::Tensor(int64_t shard)>;
+
+  // Broadcasts rank 0's parameters to every rank (a collective: every rank constructs its step).
+  TrainStep(std::vector<torch::Tensor> parameters, std::unique_ptr<Optimizer> optimizer, const World& world,
+            TrainStepOptions options = {});
+
+  // One step over `local_shards` shards; loss_divisor is what makes the summed loss the global
+  // batch's mean (its samples, tokens or sentences, over all ranks). Returns this rank's summed loss.
+  torch::Tensor run(int64_t local_shards, double loss_divisor, const ShardLoss& shard_loss);
+
+  void set_learning_rate(double learning_rate) { optimizer_->set_learning_rate(learning_rate); }
+  const Optimizer& optimizer() const { return *optimizer_; }
+  const TrainStepOptions& options() const { return options_; }
+  const std::vector<torch::Tensor>& parameters() const { return parameters_; }
+  // Steps skipped because the fp16 gradients overflowed.
+  int64_t skipped_steps() const { return loss_scaler_.skipped_steps(); }
+
+  // The summed loss of every step since the last call, over all ranks, and starts the sum again.
+  // A collective: every rank calls it (once an epoch).
+  double take_loss_sum();
+
+ private:
+  std::vector<torch::Tensor> parameters_;
+  std::unique_ptr<Optimizer> optimizer_;
+  const World& world_;
+  TrainStepOptions options_;
+  PairwiseGradientSum shard_sum_;
+  GradientAllReducer reducer_;
+  DynamicLossScaler loss_scaler_;
+  torch::Tensor loss_sum_;  // double, on the device
+};
+
+}  // namespace mlh
