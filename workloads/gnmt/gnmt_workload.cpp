@@ -14,6 +14,7 @@
 
 #include "compliance/mllog_keys.h"
 #include "compliance/user_error.h"
+#include "datasets/sharded_sampler.h"
 #include "datasets/wmt/bleu.h"
 #include "datasets/wmt/gnmt_vocabulary.h"
 #include "datasets/wmt/layout.h"
@@ -21,10 +22,10 @@
 #include "datasets/wmt/parallel_text.h"
 #include "datasets/wmt/prepare.h"
 #include "datasets/wmt/sentence_batcher.h"
+#include "harness/bench.h"
 #include "harness/device.h"
 #include "harness/fused_adam.h"
-#include "harness/gradient_allreduce.h"
-#include "harness/mixed_precision.h"
+#include "harness/train_step.h"
 #include "harness/workload.h"
 #include "workloads/common/beam_search.h"
 #include "workloads/common/synthetic_translation_corpus.h"
@@ -183,20 +184,49 @@ torch::Tensor lengths_of(const torch::Tensor& cpu_ids) {
   return cpu_ids.ne(wmt::kGnmtPadId).sum(1).to(torch::kLong);
 }
 
-// The summed label-smoothed loss of one batch: source [B, S] with its CPU lengths [B], target [B, T]
-// (BOS ... EOS).
-torch::Tensor batch_loss_sum(Gnmt& model, const torch::Tensor& source, const torch::Tensor& lengths,
-                             const torch::Tensor& target, double label_smoothing, Precision precision,
-                             const torch::Device& device) {
-  const int64_t t = target.size(1);
-  torch::Tensor logits;
-  {
-    AutocastScope autocast(precision, device);
-    logits = model->forward(source, lengths, target.slice(1, 0, t - 1));
+// The model and its training step, built alike for training and `bench`: Adam at the learning rate
+// set before each step, the gradient norm clipped, the label-smoothed loss summed over each shard's
+// target tokens.
+class GnmtTrainer {
+ public:
+  // One gradient shard's ids: source [B, S] (CPU), target [B, T] (BOS ... EOS, CPU); undefined: no pairs.
+  using ShardBatch = std::function<std::pair<torch::Tensor, torch::Tensor>(int64_t shard)>;
+
+  GnmtTrainer(const GnmtSettings& s, int64_t vocabulary, const World& world, const torch::Device& device,
+              Precision precision)
+      : model_(s.model_options(vocabulary)), device_(device), label_smoothing_(s.label_smoothing) {
+    model_->to(device);
+    step_ = std::make_unique<TrainStep>(
+        model_->parameters(),
+        make_adam({ParameterGroup{model_->parameters()}}, AdamOptions{0.0, s.adam_beta1, s.adam_beta2, s.adam_epsilon}),
+        world, TrainStepOptions{precision, device, s.gradient_clip_norm});
   }
-  return label_smoothed_loss_sum(logits.to(torch::kFloat).reshape({-1, logits.size(-1)}),
-                                 target.slice(1, 1, t).reshape({-1}), label_smoothing);
-}
+
+  // One step over this rank's `shards` of a global batch of `global_pairs` sentence pairs (the
+  // reference's loss: summed over tokens, divided by the global batch's sentences); returns this
+  // rank's summed loss.
+  torch::Tensor train_on(int64_t shards, int64_t global_pairs, const ShardBatch& shard_batch) {
+    return step_->run(shards, static_cast<double>(global_pairs), [&](int64_t k) -> torch::Tensor {
+      const auto [source, target_ids] = shard_batch(k);
+      if (!source.defined()) return {};
+      const torch::Tensor target = target_ids.to(device_);
+      const int64_t t = target.size(1);
+      const torch::Tensor logits =
+          model_->forward(source.to(device_), lengths_of(source), target.slice(1, 0, t - 1)).to(torch::kFloat);
+      return label_smoothed_loss_sum(logits.reshape({-1, logits.size(-1)}), target.slice(1, 1, t).reshape({-1}),
+                                     label_smoothing_);
+    });
+  }
+
+  Gnmt& model() { return model_; }
+  TrainStep& step() { return *step_; }
+
+ private:
+  Gnmt model_;
+  torch::Device device_;
+  double label_smoothing_;
+  std::unique_ptr<TrainStep> step_;
+};
 
 // GNMT's incremental decoding behind beam search's interface. The first step feeds BOS.
 class GnmtDecoder final : public IncrementalDecoder {
@@ -289,21 +319,14 @@ class GnmtWorkload final : public Workload {
                                       s.decay_steps, s.decay_factor, s.schedule_epochs * steps_per_epoch_);
 
     torch::manual_seed(seed_);
-    model_ = Gnmt(s.model_options(vocabulary_->size()));
-    model_->to(device_);
-    parameters_ = model_->parameters();
-    optimizer_ = std::make_unique<FusedAdam>(parameters_,
-                                             AdamOptions{0.0, s.adam_beta1, s.adam_beta2, s.adam_epsilon, 0.0});
-    gradient_ = std::make_unique<ShardedGradient>(parameters_, *world_);
-    gradient_->broadcast_parameters();
-    loss_scaler_ = std::make_unique<DynamicLossScaler>(DynamicLossScaler::needed(precision_, device_));
+    trainer_ = std::make_unique<GnmtTrainer>(s, vocabulary_->size(), *world_, device_, precision_);
     log_hyperparameters(context.logger);
 
     WorkloadInfo info;
     info.global_batch_size = global_batch_size_;
     info.train_samples = batcher_->pairs_per_epoch();
     info.eval_samples = static_cast<int64_t>(test_ids_.size());
-    for (const auto& p : parameters_) info.parameter_count += p.numel();
+    for (const auto& p : trainer_->step().parameters()) info.parameter_count += p.numel();
     info.targets = {{"bleu/100", s.target_bleu / 100.0}};
     info.precision = describe_precision(precision_, device_);
     info.schedule = {{"steps_per_epoch", static_cast<double>(steps_per_epoch_)},
@@ -327,47 +350,37 @@ class GnmtWorkload final : public Workload {
   int64_t steps_per_epoch() const override { return steps_per_epoch_; }
 
   TrainStats train_epoch(int64_t epoch, Progress& progress) override {
-    model_->train();
+    trainer_->model()->train();
     const int64_t per_rank = gradient_shards_ / world_->size();
-    double local_loss = 0;
     int64_t epoch_tokens = 0;
     for (const std::vector<int64_t>& batch : batcher_->epoch_batches(seed_, epoch)) {
       int64_t global_tokens = 0;  // target tokens predicted (EOS included, BOS not)
       for (int64_t kept : batch) global_tokens += batcher_->target_length(kept) - 1;
       epoch_tokens += global_tokens;
       const std::vector<std::vector<int64_t>> shards = wmt::split_into_shards(batch, gradient_shards_);
-      optimizer_->set_learning_rate(schedule_.at(step_));
-      optimizer_->zero_grad();
-      const double pairs = static_cast<double>(batch.size());
-      const double loss_total = gradient_->compute(per_rank, [&](int64_t k) {
+      trainer_->step().set_learning_rate(schedule_.at(step_));
+      int64_t local_tokens = 0;
+      const torch::Tensor loss = trainer_->train_on(per_rank, static_cast<int64_t>(batch.size()), [&](int64_t k) {
         const int64_t shard = world_->rank() * per_rank + k;
         const std::vector<int64_t>& kept = shards[static_cast<size_t>(shard)];
-        if (kept.empty()) return 0.0;
+        if (kept.empty()) return std::pair<torch::Tensor, torch::Tensor>();
+        for (int64_t pair : kept) local_tokens += batcher_->target_length(pair) - 1;
+        // The shard's dropout masks, the same on any rank count.
         torch::manual_seed(shard_seed(seed_, step_, shard));
-        const torch::Tensor source = to_tensor(batcher_->padded_sources(kept));
-        const torch::Tensor target = to_tensor(batcher_->padded_targets(kept)).to(device_);
-        const torch::Tensor loss = batch_loss_sum(model_, source.to(device_), lengths_of(source), target,
-                                                  settings_.label_smoothing, precision_, device_);
-        // The reference's loss: summed over tokens, divided by the sentences of the global batch.
-        loss_scaler_->scale_loss(loss / pairs).backward();
-        return loss.item<double>();
-      });
-      loss_scaler_->step(parameters_, [&] {
-        if (settings_.gradient_clip_norm > 0) torch::nn::utils::clip_grad_norm_(parameters_, settings_.gradient_clip_norm);
-        optimizer_->step();
+        return std::make_pair(to_tensor(batcher_->padded_sources(kept)), to_tensor(batcher_->padded_targets(kept)));
       });
       ++step_;
-      local_loss += loss_total;
-      progress.step(static_cast<int64_t>(batch.size()), world_->allreduce_sum(loss_total) / global_tokens);
+      progress.step(static_cast<int64_t>(batch.size()), loss / std::max<int64_t>(local_tokens, 1));
     }
     TrainStats stats;
     stats.samples = batcher_->pairs_per_epoch();
-    stats.mean_loss = world_->allreduce_sum(local_loss) / static_cast<double>(std::max<int64_t>(epoch_tokens, 1));
+    stats.mean_loss = trainer_->step().take_loss_sum() / static_cast<double>(std::max<int64_t>(epoch_tokens, 1));
     return stats;
   }
 
   Quality evaluate(int64_t /*epoch*/) override {
-    model_->eval();
+    Gnmt& model = trainer_->model();
+    model->eval();
     torch::NoGradGuard no_grad;
     // Batches of eval_batch_size sentences in length order, the same for any rank count; rank r
     // decodes batches r, r + size, ...
@@ -376,7 +389,7 @@ class GnmtWorkload final : public Workload {
     std::vector<const wmt::TokenIds*> sources;
     for (const size_t sentence : sentences) sources.push_back(&test_ids_[sentence]);
     const std::vector<wmt::TokenIds> outputs =
-        translate(model_, sources, beam_options(), settings_.eval_batch_size, precision_, device_);
+        translate(model, sources, beam_options(), settings_.eval_batch_size, precision_, device_);
     wmt::BleuStatistics local;
     for (size_t i = 0; i < outputs.size(); ++i)
       local.add(wmt::sacrebleu_statistics(detokenize(outputs[i]), test_references_[sentences[i]], bleu_options()));
@@ -473,102 +486,61 @@ class GnmtWorkload final : public Workload {
   int64_t steps_per_epoch_ = 0;
   int64_t gradient_shards_ = 1;
   StepSchedule schedule_;
-  Gnmt model_{nullptr};
-  std::vector<torch::Tensor> parameters_;
-  std::unique_ptr<FusedAdam> optimizer_;
-  std::unique_ptr<ShardedGradient> gradient_;
-  std::unique_ptr<DynamicLossScaler> loss_scaler_;
+  std::unique_ptr<GnmtTrainer> trainer_;
   int64_t step_ = 0;
 };
 
-// Training: one step on random sentence pairs of bench_sentence_length tokens, batch = pairs per
-// rank. Inference: beam search over batch random sentences, decoding exactly bench_sentence_length
-// steps.
-class GnmtBenchStep final : public BenchStep {
- public:
-  GnmtBenchStep(const GnmtSettings& s, const BenchSpec& spec, const World& world)
-      : inference_(spec.mode == BenchMode::kInference),
-        device_(rank_device(world, s.device)),
-        precision_(parse_precision(spec.precision, "bench precision")),
-        loss_scaler_(DynamicLossScaler::needed(precision_, device_)),
-        rows_(spec.batch_size),
-        length_(s.bench_sentence_length),
-        label_smoothing_(s.label_smoothing),
-        clip_norm_(s.gradient_clip_norm) {
-    if (spec.mode == BenchMode::kLoader)
-      throw UserError("gnmt has no --loader bench (its batches are read into memory at init)");
-    if (spec.channels_last) throw UserError("--channels-last is for image workloads; gnmt has no such layout");
-    if (rows_ < 1) throw UserError("bench batch must be >= 1 sentence");
-    // The data's vocabulary is not read for a bench: about the synthetic one's size, else MLPerf's.
-    const int64_t vocabulary = s.data_source == "synthetic" ? s.synthetic_bpe_merges + 100 : kReferenceVocabularySize;
-    torch::manual_seed(0);
-    model_ = Gnmt(s.model_options(vocabulary));
-    model_->to(device_);
-    parameters_ = model_->parameters();
-    optimizer_ = std::make_unique<FusedAdam>(parameters_, AdamOptions{1e-4, s.adam_beta1, s.adam_beta2, s.adam_epsilon, 0.0});
-    reducer_ = std::make_unique<GradientAllReducer>(parameters_, world);
-    // Random ids of the real vocabulary (no specials), BOS first and EOS last.
-    const auto sentences = [&] {
-      torch::Tensor ids = torch::randint(4, vocabulary, {rows_, length_}, torch::kLong);
-      ids.select(1, 0).fill_(wmt::kGnmtBosId);
-      ids.select(1, length_ - 1).fill_(wmt::kGnmtEosId);
-      return ids.to(device_);
-    };
-    source_ = sentences();
-    source_lengths_ = torch::full({rows_}, length_, torch::kLong);
-    target_ = sentences();
-    beam_.beam_size = s.beam_size;
-    beam_.length_penalty_alpha = s.length_penalty_alpha;
-    beam_.coverage_penalty_beta = s.coverage_penalty_beta;
-    beam_.eos_id = -1;  // never finishes early: every step decodes the same work
-    beam_.max_length = length_;
-  }
-  void run() override {
-    if (inference_) {
-      model_->eval();
+// Training: the training step on random sentence pairs of bench_sentence_length tokens, batch =
+// pairs per rank, cut into the configured gradient shards as training cuts a batch. Inference: beam
+// search over batch random sentences, decoding exactly bench_sentence_length steps.
+std::unique_ptr<BenchStep> GnmtWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
+  const GnmtSettings& s = settings_;
+  if (spec.mode == BenchMode::kLoader)
+    throw UserError("gnmt has no --loader bench (its batches are read into memory at init)");
+  if (spec.channels_last) throw UserError("--channels-last is for image workloads; gnmt has no such layout");
+  const bool inference = spec.mode == BenchMode::kInference;
+  const torch::Device device = rank_device(world, s.device);
+  const Precision precision = parse_precision(spec.precision, "bench precision");
+  const int64_t rows = spec.batch_size, length = s.bench_sentence_length;
+  if (rows < 1) throw UserError("bench batch must be >= 1 sentence");
+  // The data's vocabulary is not read for a bench: about the synthetic one's size, else MLPerf's.
+  const int64_t vocabulary = s.data_source == "synthetic" ? s.synthetic_bpe_merges + 100 : kReferenceVocabularySize;
+  const int64_t shards = shards_per_rank(s.gradient_shards, world.size(), "gradient_shards");
+  torch::manual_seed(0);
+  auto trainer = std::make_shared<GnmtTrainer>(s, vocabulary, world, device, precision);
+  trainer->step().set_learning_rate(s.learning_rate);
+  // Random ids of the real vocabulary (no specials), BOS first and EOS last, on the CPU.
+  const auto sentences = [&] {
+    torch::Tensor ids = torch::randint(4, vocabulary, {rows, length}, torch::kLong);
+    ids.select(1, 0).fill_(wmt::kGnmtBosId);
+    ids.select(1, length - 1).fill_(wmt::kGnmtEosId);
+    return ids;
+  };
+  const torch::Tensor source = sentences(), target = sentences();
+  const torch::Tensor device_source = source.to(device), source_lengths = lengths_of(source);
+  BeamSearchOptions beam = beam_options();
+  beam.eos_id = -1;  // never finishes early: every step decodes the same work
+  beam.max_length = length;
+  const int64_t global_pairs = rows * world.size();
+  // Training counts target tokens predicted per step (BOS excluded), as the reference's tok/s.
+  DeviceBenchStep::Spec bench{device, precision, inference ? rows : rows * (length - 1), inference ? "sentences" : "tokens"};
+  return std::make_unique<DeviceBenchStep>(bench, [=] {
+    Gnmt& model = trainer->model();
+    if (inference) {
+      model->eval();
       torch::NoGradGuard no_grad;
-      AutocastScope autocast(precision_, device_);
-      GnmtDecoder decoder(model_, source_, source_lengths_, beam_.beam_size);
-      beam_search(decoder, rows_, beam_);
+      AutocastScope autocast(precision, device);
+      GnmtDecoder decoder(model, device_source, source_lengths, beam.beam_size);
+      beam_search(decoder, rows, beam);
       return;
     }
-    model_->train();
-    optimizer_->zero_grad();
-    const torch::Tensor loss =
-        batch_loss_sum(model_, source_, source_lengths_, target_, label_smoothing_, precision_, device_) / rows_;
-    loss_scaler_.scale_loss(loss).backward();
-    reducer_->allreduce_sum();
-    loss_scaler_.step(parameters_, [&] {
-      if (clip_norm_ > 0) torch::nn::utils::clip_grad_norm_(parameters_, clip_norm_);
-      optimizer_->step();
+    model->train();
+    trainer->train_on(shards, global_pairs, [&](int64_t k) {
+      const auto [begin, end] = proportional_part(rows, shards, k);
+      if (begin == end) return std::pair<torch::Tensor, torch::Tensor>();
+      return std::make_pair(source.narrow(0, begin, end - begin), target.narrow(0, begin, end - begin));
     });
-  }
-  // Training counts target tokens predicted per step (BOS excluded), as the reference's tok/s.
-  int64_t samples_per_step() const override { return inference_ ? rows_ : rows_ * (length_ - 1); }
-  std::string sample_unit() const override { return inference_ ? "sentences" : "tokens"; }
-  void synchronize() override { synchronize_device(device_); }
-  std::string device_used() const override { return device_name(device_); }
-  std::string precision_used() const override { return describe_precision(precision_, device_); }
-
- private:
-  bool inference_;
-  torch::Device device_;
-  Precision precision_;
-  DynamicLossScaler loss_scaler_;
-  int64_t rows_;
-  int64_t length_;
-  double label_smoothing_;
-  double clip_norm_;
-  Gnmt model_{nullptr};
-  std::vector<torch::Tensor> parameters_;
-  std::unique_ptr<FusedAdam> optimizer_;
-  std::unique_ptr<GradientAllReducer> reducer_;
-  torch::Tensor source_, source_lengths_, target_;
-  BeamSearchOptions beam_;
-};
-
-std::unique_ptr<BenchStep> GnmtWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
-  return std::make_unique<GnmtBenchStep>(settings_, spec, world);
+  });
 }
 
 }  // namespace

@@ -14,9 +14,9 @@
 #include "datasets/movielens/ratings.h"
 #include "datasets/movielens/synthetic.h"
 #include "datasets/sharded_sampler.h"
+#include "harness/bench.h"
 #include "harness/fused_adam.h"
-#include "harness/gradient_allreduce.h"
-#include "harness/mixed_precision.h"
+#include "harness/train_step.h"
 #include "harness/workload.h"
 #include "workloads/ncf/neumf.h"
 
@@ -105,53 +105,72 @@ struct NcfSettings {
   }
 };
 
-// One data-parallel training step: the model, its optimizer and the gradient reduction. Shared by
-// training and `bench`, so bench measures the step that training runs. The rank's part of the global
-// batch comes as shards whose gradients are summed in a fixed order (ShardedGradient).
-class TrainStep {
+// One gradient shard of a batch: (user, item) pairs and their 0/1 labels.
+struct Shard {
+  torch::Tensor user, item, label;
+};
+
+// NeuMF and its training step, built alike for training and `bench`: Adam, the binary
+// cross-entropy summed over each shard (harness/train_step.h makes it the global batch's mean).
+class NcfTrainer {
  public:
-  TrainStep(NeuMF model, const NcfSettings& settings, const World& world,
-            Precision precision = Precision::kFp32)
+  NcfTrainer(NeuMF model, const NcfSettings& settings, const World& world, Precision precision = Precision::kFp32)
       : model_(std::move(model)),
-        precision_(precision),
-        optimizer_(model_->parameters(), AdamOptions{settings.learning_rate, settings.adam_beta1,
-                                                     settings.adam_beta2, settings.adam_epsilon, 0.0}),
-        gradient_(model_->parameters(), world) {
-    gradient_.broadcast_parameters();
-  }
+        step_(model_->parameters(),
+              make_adam({ParameterGroup{model_->parameters()}},
+                        AdamOptions{settings.learning_rate, settings.adam_beta1, settings.adam_beta2,
+                                    settings.adam_epsilon}),
+              world, TrainStepOptions{precision}) {}
 
-  struct Shard {
-    torch::Tensor user, item, label;
-  };
-
-  // Returns the sum of this rank's per-sample losses. Each shard's loss is scaled by 1/global_count,
-  // so the gradient summed over shards and ranks is the global-batch mean gradient.
-  double run(const std::vector<Shard>& shards, int64_t global_count) {
-    optimizer_.zero_grad();
-    const double loss_total = gradient_.compute(static_cast<int64_t>(shards.size()), [&](int64_t k) {
+  // One step on this rank's shards of a global batch of `global_count` samples; returns this
+  // rank's summed loss.
+  torch::Tensor train_on(const std::vector<Shard>& shards, int64_t global_count) {
+    return step_.run(static_cast<int64_t>(shards.size()), static_cast<double>(global_count), [&](int64_t k) {
       const Shard& shard = shards[static_cast<size_t>(k)];
-      torch::Tensor logits;
-      {
-        AutocastScope autocast(precision_, torch::kCPU);
-        logits = model_->forward(shard.user, shard.item);
-      }
-      torch::Tensor loss_sum = torch::binary_cross_entropy_with_logits(
-          logits.to(torch::kFloat), shard.label, {}, {}, torch::Reduction::Sum);
-      (loss_sum / static_cast<double>(global_count)).backward();
-      return loss_sum.item<double>();
+      const torch::Tensor logits = model_->forward(shard.user, shard.item);
+      return torch::binary_cross_entropy_with_logits(logits.to(torch::kFloat), shard.label, {}, {},
+                                                     torch::Reduction::Sum);
     });
-    optimizer_.step();
-    return loss_total;
   }
 
   NeuMF& model() { return model_; }
+  TrainStep& step() { return step_; }
 
  private:
   NeuMF model_;
-  Precision precision_;
-  FusedAdam optimizer_;
-  ShardedGradient gradient_;
+  TrainStep step_;
 };
+
+// The training step (or the forward pass) at MovieLens-20M size on random ids: the rank's part of
+// the batch cut into the configured gradient shards, as training cuts it.
+std::unique_ptr<BenchStep> make_ncf_bench_step(const NcfSettings& settings, const BenchSpec& spec, const World& world) {
+  const Precision precision = parse_precision(spec.precision, "bench precision");
+  const int64_t batch = spec.batch_size;
+  const int64_t shards_per_rank = mlh::shards_per_rank(settings.gradient_shards, world.size(), "gradient_shards");
+  torch::manual_seed(0);
+  auto trainer = std::make_shared<NcfTrainer>(
+      NeuMF(NeuMFOptions(kMl20mUsers, kMl20mItems).mf_dim(settings.mf_dim).mlp_layer_sizes(settings.mlp_layer_sizes)),
+      settings, world, precision);
+  const bool inference = spec.mode == BenchMode::kInference;
+  const int64_t global_count = batch * world.size();
+  DeviceBenchStep::Spec bench{torch::kCPU, precision, batch};
+  return std::make_unique<DeviceBenchStep>(bench, [=] {
+    std::vector<Shard> shards;
+    for (int64_t k = 0; k < shards_per_rank; ++k) {
+      const auto [begin, end] = proportional_part(batch, shards_per_rank, k);
+      const int64_t n = end - begin;
+      shards.push_back({torch::randint(kMl20mUsers, {n}, torch::kLong), torch::randint(kMl20mItems, {n}, torch::kLong),
+                        torch::randint(2, {n}, torch::kFloat)});
+    }
+    if (!inference) {
+      trainer->train_on(shards, global_count);
+      return;
+    }
+    torch::NoGradGuard no_grad;
+    AutocastScope autocast(precision, torch::kCPU);
+    for (const Shard& shard : shards) trainer->model()->forward(shard.user, shard.item);
+  });
+}
 
 class NcfWorkload final : public Workload {
  public:
@@ -205,7 +224,7 @@ class NcfWorkload final : public Workload {
     NeuMF model(NeuMFOptions(split_.num_users, split_.num_items)
                     .mf_dim(settings_.mf_dim)
                     .mlp_layer_sizes(settings_.mlp_layer_sizes));
-    step_ = std::make_unique<TrainStep>(model, settings_, *world_);
+    trainer_ = std::make_unique<NcfTrainer>(model, settings_, *world_);
 
     log.event(keys::kOptName, "adam");
     log.event(keys::kOptBaseLearningRate, settings_.learning_rate);
@@ -228,7 +247,7 @@ class NcfWorkload final : public Workload {
     info.global_batch_size = settings_.global_batch_size;
     info.train_samples = samples_per_epoch_;
     info.eval_samples = split_.num_users * (1 + settings_.eval_negatives);
-    info.parameter_count = count_parameters(*step_->model());
+    info.parameter_count = count_parameters(*trainer_->model());
     info.targets = {{"hr@" + std::to_string(settings_.top_k), settings_.target_hit_rate}};
     return info;
   }
@@ -245,16 +264,15 @@ class NcfWorkload final : public Workload {
   int64_t steps_per_epoch() const override { return sampler_->num_batches(); }
 
   TrainStats train_epoch(int64_t epoch, Progress& progress) override {
-    step_->model()->train();
+    trainer_->model()->train();
     sampler_->set_epoch(epoch);
-    double local_loss = 0;
     for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
-      std::vector<TrainStep::Shard> shards;
+      std::vector<Shard> shards;
       int64_t count = 0;
       int64_t global_count = 0;
       for (const ShardedSampler::Slice& slice : sampler_->local_shards(b, gradient_shards_)) {
         const int64_t n = slice.end - slice.begin;
-        TrainStep::Shard shard{torch::empty({n}, torch::kLong), torch::empty({n}, torch::kLong),
+        Shard shard{torch::empty({n}, torch::kLong), torch::empty({n}, torch::kLong),
                                torch::empty({n}, torch::kFloat)};
         fill_samples(sampler_->indices(slice), n, epoch, shard.user.data_ptr<int64_t>(),
                      shard.item.data_ptr<int64_t>(), shard.label.data_ptr<float>());
@@ -262,18 +280,17 @@ class NcfWorkload final : public Workload {
         count += n;
         global_count = slice.global_size;
       }
-      const double loss = step_->run(shards, global_count);
-      local_loss += loss;
-      progress.step(global_count, count > 0 ? loss / count : 0.0);
+      const torch::Tensor loss = trainer_->train_on(shards, global_count);
+      progress.step(global_count, loss / std::max<int64_t>(count, 1));
     }
     TrainStats stats;
     stats.samples = samples_per_epoch_;
-    stats.mean_loss = world_->allreduce_sum(local_loss) / static_cast<double>(samples_per_epoch_);
+    stats.mean_loss = trainer_->step().take_loss_sum() / static_cast<double>(samples_per_epoch_);
     return stats;
   }
 
   Quality evaluate(int64_t epoch) override {
-    NeuMF& model = step_->model();
+    NeuMF& model = trainer_->model();
     model->eval();
     torch::NoGradGuard no_grad;
     const int64_t users = split_.num_users;
@@ -309,7 +326,7 @@ class NcfWorkload final : public Workload {
     if (spec.mode == BenchMode::kLoader)
       throw UserError("ncf has no separate data loader to bench: its negatives are drawn in the step");
     if (spec.channels_last) throw UserError("--channels-last applies to image workloads, not ncf");
-    return std::make_unique<NcfBenchStep>(settings_, spec, world);
+    return make_ncf_bench_step(settings_, spec, world);
   }
 
  private:
@@ -335,49 +352,6 @@ class NcfWorkload final : public Workload {
     });
   }
 
-  class NcfBenchStep final : public BenchStep {
-   public:
-    NcfBenchStep(const NcfSettings& settings, const BenchSpec& spec, const World& world)
-        : batch_(spec.batch_size),
-          inference_(spec.mode == BenchMode::kInference),
-          precision_(parse_precision(spec.precision, "bench precision")),
-          world_size_(world.size()),
-          shards_per_rank_(shards_per_rank(settings.gradient_shards, world.size(), "gradient_shards")) {
-      torch::manual_seed(0);
-      NeuMF model(NeuMFOptions(kMl20mUsers, kMl20mItems)
-                      .mf_dim(settings.mf_dim)
-                      .mlp_layer_sizes(settings.mlp_layer_sizes));
-      step_ = std::make_unique<TrainStep>(model, settings, world, precision_);
-    }
-    void run() override {
-      std::vector<TrainStep::Shard> shards;
-      for (int64_t k = 0; k < shards_per_rank_; ++k) {
-        const auto [begin, end] = proportional_part(batch_, shards_per_rank_, k);
-        const int64_t n = end - begin;
-        shards.push_back({torch::randint(kMl20mUsers, {n}, torch::kLong),
-                          torch::randint(kMl20mItems, {n}, torch::kLong),
-                          torch::randint(2, {n}, torch::kFloat)});
-      }
-      if (inference_) {
-        torch::NoGradGuard no_grad;
-        AutocastScope autocast(precision_, torch::kCPU);
-        for (const auto& shard : shards) step_->model()->forward(shard.user, shard.item);
-        return;
-      }
-      step_->run(shards, batch_ * world_size_);
-    }
-    int64_t samples_per_step() const override { return batch_; }
-    std::string precision_used() const override { return describe_precision(precision_, torch::kCPU); }
-
-   private:
-    int64_t batch_;
-    bool inference_;
-    Precision precision_;
-    int world_size_;
-    int64_t shards_per_rank_;
-    std::unique_ptr<TrainStep> step_;
-  };
-
   NcfSettings settings_;
   std::string data_path_;
   const World* world_ = nullptr;
@@ -387,7 +361,7 @@ class NcfWorkload final : public Workload {
   int64_t num_positives_ = 0;
   int64_t samples_per_epoch_ = 0;
   std::unique_ptr<ShardedSampler> sampler_;
-  std::unique_ptr<TrainStep> step_;
+  std::unique_ptr<NcfTrainer> trainer_;
   int64_t gradient_shards_ = 1;
 };
 

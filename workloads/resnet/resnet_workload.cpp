@@ -14,13 +14,13 @@
 #include "datasets/idx.h"
 #include "datasets/imagenet/synthetic.h"
 #include "datasets/sharded_sampler.h"
+#include "harness/bench.h"
 #include "harness/device.h"
-#include "harness/gradient_allreduce.h"
-#include "harness/mixed_precision.h"
+#include "harness/lars.h"
+#include "harness/train_step.h"
 #include "harness/workload.h"
 #include "workloads/common/resnet.h"
 #include "workloads/resnet/image_source.h"
-#include "workloads/resnet/lars.h"
 
 namespace mlh::resnet {
 
@@ -172,55 +172,28 @@ common::ResNet build_model(const ResNetSettings& s, int64_t in_channels) {
 // The parameters by how the optimizer treats them: conv and FC weights (decayed; LARS-adapted),
 // the FC bias (decayed, as the reference's L2 covers every non-batch-norm variable; not adapted),
 // and batch norm's scale and shift (neither).
-struct ParameterGroups {
-  std::vector<torch::Tensor> weights, biases, batch_norm;
-};
-
-ParameterGroups group_parameters(common::ResNet& model) {
-  ParameterGroups groups;
+std::vector<ParameterGroup> parameter_groups(common::ResNet& model, double weight_decay) {
+  ParameterGroup weights{{}, weight_decay, 1.0, /*lars_adapted=*/true};
+  ParameterGroup biases{{}, weight_decay};
+  ParameterGroup batch_norm{{}, 0.0};
   for (const auto& module : model->modules(/*include_self=*/false)) {
     const bool is_batch_norm = module->as<torch::nn::BatchNorm2d>() != nullptr;
     for (const auto& p : module->named_parameters(/*recurse=*/false)) {
       if (is_batch_norm)
-        groups.batch_norm.push_back(p.value());
+        batch_norm.parameters.push_back(p.value());
       else
-        (p.value().dim() > 1 ? groups.weights : groups.biases).push_back(p.value());
+        (p.value().dim() > 1 ? weights : biases).parameters.push_back(p.value());
     }
   }
-  return groups;
+  return {weights, biases, batch_norm};
 }
 
-// SGD with momentum or LARS behind one face, so the step and schedule do not care which.
-class Optimizer {
- public:
-  Optimizer(common::ResNet& model, const ResNetSettings& s) {
-    ParameterGroups groups = group_parameters(model);
-    if (s.optimizer == "lars") {
-      lars_ = std::make_unique<Lars>(groups.weights, groups.biases, groups.batch_norm,
-                                     LarsOptions{s.base_learning_rate, s.momentum, s.weight_decay, s.lars_eta,
-                                                 s.lars_epsilon});
-      return;
-    }
-    std::vector<torch::Tensor> decayed = groups.weights;
-    decayed.insert(decayed.end(), groups.biases.begin(), groups.biases.end());
-    std::vector<torch::optim::OptimizerParamGroup> param_groups;
-    param_groups.emplace_back(decayed, std::make_unique<torch::optim::SGDOptions>(
-        torch::optim::SGDOptions(s.base_learning_rate).momentum(s.momentum).weight_decay(s.weight_decay)));
-    param_groups.emplace_back(groups.batch_norm, std::make_unique<torch::optim::SGDOptions>(
-        torch::optim::SGDOptions(s.base_learning_rate).momentum(s.momentum)));
-    sgd_ = std::make_unique<torch::optim::SGD>(param_groups, torch::optim::SGDOptions(s.base_learning_rate));
-  }
-  void set_learning_rate(double lr) {
-    if (lars_) return lars_->set_learning_rate(lr);
-    for (auto& group : sgd_->param_groups()) static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
-  }
-  void zero_grad() { lars_ ? lars_->zero_grad() : sgd_->zero_grad(); }
-  void step() { lars_ ? lars_->step() : (void)sgd_->step(); }
-
- private:
-  std::unique_ptr<torch::optim::SGD> sgd_;
-  std::unique_ptr<Lars> lars_;
-};
+std::unique_ptr<Optimizer> make_optimizer(common::ResNet& model, const ResNetSettings& s) {
+  std::vector<ParameterGroup> groups = parameter_groups(model, s.weight_decay);
+  if (s.optimizer == "lars")
+    return make_lars(std::move(groups), LarsOptions{s.base_learning_rate, s.momentum, s.lars_eta, s.lars_epsilon});
+  return make_sgd(std::move(groups), SgdOptions{s.base_learning_rate, s.momentum});
+}
 
 // Linear warm-up from 0 to the base rate, then polynomial decay to the end rate.
 double scheduled_learning_rate(const ResNetSettings& s, int64_t step, int64_t warmup_steps, int64_t decay_steps) {
@@ -234,19 +207,42 @@ torch::MemoryFormat memory_format(bool channels_last) {
   return channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
 }
 
-// Runs the forward pass and loss in the configured precision; the loss is fp32 either way.
-torch::Tensor smoothed_cross_entropy_sum(common::ResNet& model, const torch::Tensor& images,
-                                         const torch::Tensor& labels, double label_smoothing,
-                                         Precision precision, const torch::Device& device) {
-  torch::Tensor logits;
-  {
-    AutocastScope autocast(precision, device);
-    logits = model->forward(images);
+// The model and its training step, built alike for training and `bench`: SGD or LARS, the
+// label-smoothed cross-entropy summed over each shard.
+class ResNetTrainer {
+ public:
+  // Images and labels of one gradient shard, on the model's device; undefined or empty: no samples.
+  using ShardBatch = std::function<std::pair<torch::Tensor, torch::Tensor>(int64_t shard)>;
+
+  ResNetTrainer(const ResNetSettings& s, int64_t in_channels, const World& world, const torch::Device& device,
+                Precision precision, bool channels_last)
+      : model_(build_model(s, in_channels)), label_smoothing_(s.label_smoothing) {
+    model_->to(device);
+    if (channels_last) common::convert_memory_format(*model_, torch::MemoryFormat::ChannelsLast);
+    step_ = std::make_unique<TrainStep>(model_->parameters(), make_optimizer(model_, s), world,
+                                        TrainStepOptions{precision, device});
   }
-  return torch::nn::functional::cross_entropy(
-      logits.to(torch::kFloat), labels,
-      torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing).reduction(torch::kSum));
-}
+
+  // One step over this rank's `shards` of a global batch of `global_count` images; returns this
+  // rank's summed loss.
+  torch::Tensor train_on(int64_t shards, int64_t global_count, const ShardBatch& shard_batch) {
+    return step_->run(shards, static_cast<double>(global_count), [&](int64_t k) -> torch::Tensor {
+      const auto [images, labels] = shard_batch(k);
+      if (!images.defined() || images.size(0) == 0) return {};
+      return torch::nn::functional::cross_entropy(
+          model_->forward(images).to(torch::kFloat), labels,
+          torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing_).reduction(torch::kSum));
+    });
+  }
+
+  common::ResNet& model() { return model_; }
+  TrainStep& step() { return *step_; }
+
+ private:
+  common::ResNet model_;
+  double label_smoothing_;
+  std::unique_ptr<TrainStep> step_;
+};
 
 // The JPEG folder a JPEG data source reads: data_path, or the generated folder under data_root.
 std::string jpeg_root(const ResNetSettings& s, const std::string& data_root) {
@@ -317,14 +313,8 @@ class ResNetWorkload final : public Workload {
     sampler_ = std::make_unique<ShardedSampler>(train_->size(), settings_.global_batch_size, world_->rank(),
                                                 world_->size(), seed_);
     torch::manual_seed(seed_);
-    model_ = build_model(settings_, train_->channels());
-    model_->to(device_);
-    if (settings_.channels_last) common::convert_memory_format(*model_, torch::MemoryFormat::ChannelsLast);
-    optimizer_ = std::make_unique<Optimizer>(model_, settings_);
-    parameters_ = model_->parameters();
-    gradient_ = std::make_unique<ShardedGradient>(parameters_, *world_);
-    gradient_->broadcast_parameters();
-    loss_scaler_ = std::make_unique<DynamicLossScaler>(DynamicLossScaler::needed(precision_, device_));
+    trainer_ = std::make_unique<ResNetTrainer>(settings_, train_->channels(), *world_, device_, precision_,
+                                               settings_.channels_last);
 
     const int64_t steps = sampler_->num_batches();
     warmup_steps_ = static_cast<int64_t>(std::llround(settings_.warmup_epochs * steps));
@@ -335,7 +325,7 @@ class ResNetWorkload final : public Workload {
     info.global_batch_size = settings_.global_batch_size;
     info.train_samples = train_->size();
     info.eval_samples = eval_->size();
-    for (const auto& p : parameters_) info.parameter_count += p.numel();
+    for (const auto& p : trainer_->step().parameters()) info.parameter_count += p.numel();
     info.targets = {{"top1", settings_.target_top1}};
     info.precision = describe_precision(precision_, device_);
     return info;
@@ -344,7 +334,7 @@ class ResNetWorkload final : public Workload {
   int64_t steps_per_epoch() const override { return sampler_->num_batches(); }
 
   TrainStats train_epoch(int64_t epoch, Progress& progress) override {
-    model_->train();
+    trainer_->model()->train();
     sampler_->set_epoch(epoch);
     // The plan: this rank's slice of every global batch, in order; the loader decodes ahead.
     std::vector<std::vector<ShardedSampler::Slice>> batch_shards;
@@ -356,37 +346,29 @@ class ResNetWorkload final : public Workload {
       plan.emplace_back(first, first + (shards.back().end - shards.front().begin));
     }
     train_->start(std::move(plan), epoch);
-    double local_loss = 0;
     for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
-      optimizer_->set_learning_rate(scheduled_learning_rate(settings_, step_++, warmup_steps_, decay_steps_));
-      optimizer_->zero_grad();
+      trainer_->step().set_learning_rate(scheduled_learning_rate(settings_, step_++, warmup_steps_, decay_steps_));
       const auto& shards = batch_shards[static_cast<size_t>(b)];
       const int64_t global_count = shards.front().global_size;
       const HostBatch batch = train_->next();
-      const double loss_total = gradient_->compute(static_cast<int64_t>(shards.size()), [&](int64_t k) {
-        const ShardedSampler::Slice& slice = shards[static_cast<size_t>(k)];
-        const int64_t begin = slice.begin - shards.front().begin, n = slice.end - slice.begin;
-        if (n == 0) return 0.0;
-        auto [images, labels] = on_device(batch.images.narrow(0, begin, n), batch.labels.narrow(0, begin, n));
-        if (images.size(0) == 0) return 0.0;
-        torch::Tensor loss = smoothed_cross_entropy_sum(model_, images, labels, settings_.label_smoothing,
-                                                        precision_, device_);
-        loss_scaler_->scale_loss(loss / static_cast<double>(global_count)).backward();
-        return loss.item<double>();
-      });
-      loss_scaler_->step(parameters_, [&] { optimizer_->step(); });
-      local_loss += loss_total;
+      const torch::Tensor loss =
+          trainer_->train_on(static_cast<int64_t>(shards.size()), global_count, [&](int64_t k) {
+            const ShardedSampler::Slice& slice = shards[static_cast<size_t>(k)];
+            const int64_t begin = slice.begin - shards.front().begin, n = slice.end - slice.begin;
+            return on_device(batch.images.narrow(0, begin, n), batch.labels.narrow(0, begin, n));
+          });
       const int64_t count = batch.labels.size(0);
-      progress.step(global_count, count > 0 ? loss_total / count : 0.0);
+      progress.step(global_count, loss / std::max<int64_t>(count, 1));
     }
     TrainStats stats;
     stats.samples = train_->size();
-    stats.mean_loss = world_->allreduce_sum(local_loss) / static_cast<double>(train_->size());
+    stats.mean_loss = trainer_->step().take_loss_sum() / static_cast<double>(train_->size());
     return stats;
   }
 
   Quality evaluate(int64_t epoch) override {
-    model_->eval();
+    common::ResNet& model = trainer_->model();
+    model->eval();
     torch::NoGradGuard no_grad;
     const auto [first, last] = proportional_part(eval_->size(), world_->size(), world_->rank());
     std::vector<std::vector<int32_t>> plan;
@@ -402,7 +384,7 @@ class ResNetWorkload final : public Workload {
       const HostBatch batch = eval_->next();
       auto [images, labels] = on_device(batch.images, batch.labels);
       AutocastScope autocast(precision_, device_);
-      correct += model_->forward(images).argmax(1).eq(labels).sum().item<int64_t>();
+      correct += model->forward(images).argmax(1).eq(labels).sum().item<int64_t>();
     }
     // A skipped eval image counts as wrong: the denominator stays the whole eval set.
     Quality quality;
@@ -474,72 +456,43 @@ class ResNetWorkload final : public Workload {
   Precision precision_ = Precision::kFp32;
   std::unique_ptr<ImageSource> train_, eval_;
   std::unique_ptr<ShardedSampler> sampler_;
-  common::ResNet model_{nullptr};
-  std::unique_ptr<Optimizer> optimizer_;
-  std::vector<torch::Tensor> parameters_;
-  std::unique_ptr<ShardedGradient> gradient_;
-  std::unique_ptr<DynamicLossScaler> loss_scaler_;
+  std::unique_ptr<ResNetTrainer> trainer_;
   int64_t gradient_shards_ = 1;
   int64_t warmup_steps_ = 0, decay_steps_ = 1, step_ = 0;
 };
 
-// A training (or forward-only) step of the configured model on random images of the configured size.
-class ResNetBenchStep final : public BenchStep {
- public:
-  ResNetBenchStep(const ResNetSettings& settings, const BenchSpec& spec, const World& world)
-      : batch_(spec.batch_size),
-        inference_(spec.mode == BenchMode::kInference),
-        device_(rank_device(world, settings.device)),
-        precision_(parse_precision(spec.precision, "bench precision")),
-        loss_scaler_(DynamicLossScaler::needed(precision_, device_)),
-        channels_last_(spec.channels_last) {
-    torch::manual_seed(0);
-    const int64_t in_channels = settings.jpeg_source() ? 3 : 1;
-    const int64_t size = settings.jpeg_source() ? settings.image_size : 28;
-    model_ = build_model(settings, in_channels);
-    model_->to(device_);
-    const torch::MemoryFormat format = memory_format(spec.channels_last);
-    if (spec.channels_last) common::convert_memory_format(*model_, format);
-    optimizer_ = std::make_unique<Optimizer>(model_, settings);
-    parameters_ = model_->parameters();
-    reducer_ = std::make_unique<GradientAllReducer>(parameters_, world);
-    images_ = torch::randn({batch_, in_channels, size, size}).to(device_).contiguous(format);
-    labels_ = torch::randint(settings.num_classes, {batch_}, torch::kLong).to(device_);
-  }
-  void run() override {
-    if (inference_) {
-      model_->eval();
+// The training step (or the forward pass) of the configured model on random images of the
+// configured size: the rank's batch cut into the configured gradient shards, as training cuts it.
+std::unique_ptr<BenchStep> make_model_bench_step(const ResNetSettings& s, const BenchSpec& spec, const World& world) {
+  const torch::Device device = rank_device(world, s.device);
+  const Precision precision = parse_precision(spec.precision, "bench precision");
+  const int64_t batch = spec.batch_size;
+  const int64_t in_channels = s.jpeg_source() ? 3 : 1;
+  const int64_t size = s.jpeg_source() ? s.image_size : 28;
+  const int64_t shards = shards_per_rank(s.gradient_shards, world.size(), "gradient_shards");
+  torch::manual_seed(0);
+  auto trainer = std::make_shared<ResNetTrainer>(s, in_channels, world, device, precision, spec.channels_last);
+  const torch::Tensor images =
+      torch::randn({batch, in_channels, size, size}).to(device).contiguous(memory_format(spec.channels_last));
+  const torch::Tensor labels = torch::randint(s.num_classes, {batch}, torch::kLong).to(device);
+  const bool inference = spec.mode == BenchMode::kInference;
+  const int64_t global_count = batch * world.size();
+  DeviceBenchStep::Spec bench{device, precision, batch, "images", spec.channels_last ? "channels_last" : "nchw"};
+  return std::make_unique<DeviceBenchStep>(bench, [=] {
+    if (inference) {
+      trainer->model()->eval();
       torch::NoGradGuard no_grad;
-      AutocastScope autocast(precision_, device_);
-      model_->forward(images_);
+      AutocastScope autocast(precision, device);
+      trainer->model()->forward(images);
       return;
     }
-    optimizer_->zero_grad();
-    torch::Tensor loss = smoothed_cross_entropy_sum(model_, images_, labels_, 0.0, precision_, device_) / batch_;
-    loss_scaler_.scale_loss(loss).backward();
-    reducer_->allreduce_sum();
-    loss_scaler_.step(parameters_, [&] { optimizer_->step(); });
-  }
-  int64_t samples_per_step() const override { return batch_; }
-  std::string sample_unit() const override { return "images"; }
-  void synchronize() override { synchronize_device(device_); }
-  std::string device_used() const override { return device_name(device_); }
-  std::string precision_used() const override { return describe_precision(precision_, device_); }
-  std::string memory_format_used() const override { return channels_last_ ? "channels_last" : "nchw"; }
-
- private:
-  int64_t batch_;
-  bool inference_;
-  torch::Device device_;
-  Precision precision_;
-  DynamicLossScaler loss_scaler_;
-  bool channels_last_;
-  common::ResNet model_{nullptr};
-  std::unique_ptr<Optimizer> optimizer_;
-  std::vector<torch::Tensor> parameters_;
-  std::unique_ptr<GradientAllReducer> reducer_;
-  torch::Tensor images_, labels_;
-};
+    trainer->model()->train();
+    trainer->train_on(shards, global_count, [&](int64_t k) {
+      const auto [begin, end] = proportional_part(batch, shards, k);
+      return std::make_pair(images.narrow(0, begin, end - begin), labels.narrow(0, begin, end - begin));
+    });
+  });
+}
 
 // The data pipeline alone: decode and augment the training split's JPEGs, batch after batch.
 class LoaderBenchStep final : public BenchStep {
@@ -581,7 +534,7 @@ class LoaderBenchStep final : public BenchStep {
 
 std::unique_ptr<BenchStep> ResNetWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
   if (spec.mode == BenchMode::kLoader) return std::make_unique<LoaderBenchStep>(settings_, spec, world);
-  return std::make_unique<ResNetBenchStep>(settings_, spec, world);
+  return make_model_bench_step(settings_, spec, world);
 }
 
 }  // namespace

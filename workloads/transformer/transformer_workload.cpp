@@ -21,10 +21,10 @@
 #include "datasets/wmt/t2t_subword_codec.h"
 #include "datasets/wmt/tfrecord.h"
 #include "datasets/wmt/token_batcher.h"
+#include "harness/bench.h"
 #include "harness/device.h"
 #include "harness/fused_adam.h"
-#include "harness/gradient_allreduce.h"
-#include "harness/mixed_precision.h"
+#include "harness/train_step.h"
 #include "harness/workload.h"
 #include "workloads/common/beam_search.h"
 #include "workloads/common/synthetic_translation_corpus.h"
@@ -166,17 +166,42 @@ std::unique_ptr<wmt::SubwordCodec> open_codec(const fs::path& folder) {
                   wmt::kSentencePieceModelFile + " (from `mlharness prepare`)");
 }
 
-// The summed label-smoothed loss of one batch, forward in the configured precision.
-torch::Tensor batch_loss_sum(Transformer& model, const torch::Tensor& source, const torch::Tensor& target,
-                             double label_smoothing, Precision precision, const torch::Device& device) {
-  torch::Tensor logits;
-  {
-    AutocastScope autocast(precision, device);
-    logits = model->forward(source, target);
+// The model and its training step, built alike for training and `bench`: Adam at the learning rate
+// set before each step, the label-smoothed cross-entropy summed over each shard's target tokens.
+class TransformerTrainer {
+ public:
+  // Source and target ids [rows, length] of one gradient shard on the model's device; undefined: no pairs.
+  using ShardBatch = std::function<std::pair<torch::Tensor, torch::Tensor>(int64_t shard)>;
+
+  TransformerTrainer(const TransformerSettings& s, int64_t vocabulary, const World& world, const torch::Device& device,
+                     Precision precision)
+      : model_(s.model_options(vocabulary)), label_smoothing_(s.label_smoothing) {
+    model_->to(device);
+    step_ = std::make_unique<TrainStep>(
+        model_->parameters(),
+        make_adam({ParameterGroup{model_->parameters()}}, AdamOptions{0.0, s.adam_beta1, s.adam_beta2, s.adam_epsilon}),
+        world, TrainStepOptions{precision, device});
   }
-  return smoothed_cross_entropy_sum(logits.to(torch::kFloat).reshape({-1, logits.size(-1)}), target.reshape({-1}),
-                                    label_smoothing);
-}
+
+  // One step over this rank's `shards` of a global batch of `global_tokens` target tokens; returns
+  // this rank's summed loss.
+  torch::Tensor train_on(int64_t shards, int64_t global_tokens, const ShardBatch& shard_batch) {
+    return step_->run(shards, static_cast<double>(global_tokens), [&](int64_t k) -> torch::Tensor {
+      const auto [source, target] = shard_batch(k);
+      if (!source.defined()) return {};
+      const torch::Tensor logits = model_->forward(source, target).to(torch::kFloat);
+      return smoothed_cross_entropy_sum(logits.reshape({-1, logits.size(-1)}), target.reshape({-1}), label_smoothing_);
+    });
+  }
+
+  Transformer& model() { return model_; }
+  TrainStep& step() { return *step_; }
+
+ private:
+  Transformer model_;
+  double label_smoothing_;
+  std::unique_ptr<TrainStep> step_;
+};
 
 // The Transformer's incremental decoding behind beam search's interface.
 class TransformerDecoder final : public IncrementalDecoder {
@@ -250,21 +275,14 @@ class TransformerWorkload final : public Workload {
     steps_per_epoch_ = static_cast<int64_t>(batcher_->epoch_batches(seed_, 1).size());
 
     torch::manual_seed(seed_);
-    model_ = Transformer(settings_.model_options(model_vocabulary_));
-    model_->to(device_);
-    parameters_ = model_->parameters();
-    optimizer_ = std::make_unique<FusedAdam>(
-        parameters_, AdamOptions{0.0, settings_.adam_beta1, settings_.adam_beta2, settings_.adam_epsilon, 0.0});
-    gradient_ = std::make_unique<ShardedGradient>(parameters_, *world_);
-    gradient_->broadcast_parameters();
-    loss_scaler_ = std::make_unique<DynamicLossScaler>(DynamicLossScaler::needed(precision_, device_));
+    trainer_ = std::make_unique<TransformerTrainer>(settings_, model_vocabulary_, *world_, device_, precision_);
     log_hyperparameters(context.logger);
 
     WorkloadInfo info;
     info.global_batch_size = settings_.global_batch_size;
     info.train_samples = batcher_->kept_pairs();
     info.eval_samples = static_cast<int64_t>(test_sources_.size());
-    for (const auto& p : parameters_) info.parameter_count += p.numel();
+    for (const auto& p : trainer_->step().parameters()) info.parameter_count += p.numel();
     info.targets = {{"bleu/100", settings_.target_bleu / 100.0, /*strict=*/true}};  // the reference stops at BLEU > 25
     info.precision = describe_precision(precision_, device_);
     return info;
@@ -277,43 +295,39 @@ class TransformerWorkload final : public Workload {
   int64_t steps_per_epoch() const override { return steps_per_epoch_; }
 
   TrainStats train_epoch(int64_t epoch, Progress& progress) override {
-    model_->train();
+    trainer_->model()->train();
     const int64_t per_rank = gradient_shards_ / world_->size();
-    double local_loss = 0;
     int64_t epoch_tokens = 0;
     for (const std::vector<int64_t>& batch : batcher_->epoch_batches(seed_, epoch)) {
       int64_t global_tokens = 0;
       for (int64_t kept : batch) global_tokens += batcher_->target_length(kept);
       epoch_tokens += global_tokens;
       const std::vector<std::vector<int64_t>> shards = wmt::split_into_shards(batch, gradient_shards_);
-      optimizer_->set_learning_rate(inverse_sqrt_learning_rate(settings_.learning_rate, settings_.model_size,
-                                                               settings_.warmup_steps, step_));
-      optimizer_->zero_grad();
-      const double loss_total = gradient_->compute(per_rank, [&](int64_t k) {
+      trainer_->step().set_learning_rate(
+          inverse_sqrt_learning_rate(settings_.learning_rate, settings_.model_size, settings_.warmup_steps, step_));
+      int64_t local_tokens = 0;
+      const torch::Tensor loss = trainer_->train_on(per_rank, global_tokens, [&](int64_t k) {
         const int64_t shard = world_->rank() * per_rank + k;
         const std::vector<int64_t>& pairs = shards[static_cast<size_t>(shard)];
-        if (pairs.empty()) return 0.0;
+        if (pairs.empty()) return std::pair<torch::Tensor, torch::Tensor>();
+        for (int64_t kept : pairs) local_tokens += batcher_->target_length(kept);
+        // The shard's dropout masks, the same on any rank count.
         torch::manual_seed(shard_seed(seed_, step_, shard));
-        const torch::Tensor source = to_tensor(batcher_->padded_sources(pairs)).to(device_);
-        const torch::Tensor target = to_tensor(batcher_->padded_targets(pairs)).to(device_);
-        const torch::Tensor loss =
-            batch_loss_sum(model_, source, target, settings_.label_smoothing, precision_, device_);
-        loss_scaler_->scale_loss(loss / static_cast<double>(global_tokens)).backward();
-        return loss.item<double>();
+        return std::make_pair(to_tensor(batcher_->padded_sources(pairs)).to(device_),
+                              to_tensor(batcher_->padded_targets(pairs)).to(device_));
       });
-      loss_scaler_->step(parameters_, [&] { optimizer_->step(); });
       ++step_;
-      local_loss += loss_total;
-      progress.step(static_cast<int64_t>(batch.size()), world_->allreduce_sum(loss_total) / global_tokens);
+      progress.step(static_cast<int64_t>(batch.size()), loss / std::max<int64_t>(local_tokens, 1));
     }
     TrainStats stats;
     stats.samples = batcher_->kept_pairs();
-    stats.mean_loss = world_->allreduce_sum(local_loss) / static_cast<double>(std::max<int64_t>(epoch_tokens, 1));
+    stats.mean_loss = trainer_->step().take_loss_sum() / static_cast<double>(std::max<int64_t>(epoch_tokens, 1));
     return stats;
   }
 
   Quality evaluate(int64_t /*epoch*/) override {
-    model_->eval();
+    Transformer& model = trainer_->model();
+    model->eval();
     torch::NoGradGuard no_grad;
     // Batches of eval_batch_size sentences in length order, the same for any rank count (so each
     // sentence is decoded with the same padding, and the score does not depend on the ranks);
@@ -326,7 +340,7 @@ class TransformerWorkload final : public Workload {
     options.beam_size = settings_.beam_size;
     options.length_penalty_alpha = settings_.length_penalty_alpha;
     options.eos_id = wmt::kEosId;
-    const std::vector<wmt::TokenIds> outputs = translate(model_, sources, options, settings_.extra_decode_length,
+    const std::vector<wmt::TokenIds> outputs = translate(model, sources, options, settings_.extra_decode_length,
                                                          settings_.eval_batch_size, precision_, device_);
     wmt::BleuStatistics local;
     for (size_t i = 0; i < outputs.size(); ++i)
@@ -399,95 +413,65 @@ class TransformerWorkload final : public Workload {
   std::unique_ptr<wmt::TokenBatcher> batcher_;
   int64_t steps_per_epoch_ = 0;
   int64_t gradient_shards_ = 1;
-  Transformer model_{nullptr};
-  std::vector<torch::Tensor> parameters_;
-  std::unique_ptr<FusedAdam> optimizer_;
-  std::unique_ptr<ShardedGradient> gradient_;
-  std::unique_ptr<DynamicLossScaler> loss_scaler_;
+  std::unique_ptr<TransformerTrainer> trainer_;
   int64_t step_ = 0;
 };
 
-// Training: one step on random sentences of bench_sentence_length tokens, batch = tokens per side.
-// Inference: beam search over batch random sentences, decoding exactly bench_sentence_length steps.
-class TransformerBenchStep final : public BenchStep {
- public:
-  TransformerBenchStep(const TransformerSettings& s, const BenchSpec& spec, const World& world)
-      : inference_(spec.mode == BenchMode::kInference),
-        device_(rank_device(world, s.device)),
-        precision_(parse_precision(spec.precision, "bench precision")),
-        loss_scaler_(DynamicLossScaler::needed(precision_, device_)),
-        length_(s.bench_sentence_length),
-        label_smoothing_(s.label_smoothing) {
-    if (spec.mode == BenchMode::kLoader)
-      throw UserError("transformer has no --loader bench (its batches are read into memory at init)");
-    if (spec.channels_last) throw UserError("--channels-last is for image workloads; transformer has no such layout");
-    // The data's vocabulary is not read for a bench: the synthetic one's size, else MLPerf's.
-    const int64_t vocabulary = s.vocabulary_size > 0          ? s.vocabulary_size
-                               : s.data_source == "synthetic" ? s.synthetic_vocabulary_size
-                                                              : kReferenceVocabularySize;
-    rows_ = inference_ ? spec.batch_size : spec.batch_size / length_;
-    if (rows_ < 1)
-      throw UserError("bench batch " + std::to_string(spec.batch_size) + " tokens is below one sentence of " +
-                      std::to_string(length_) + " tokens (bench_sentence_length)");
-    torch::manual_seed(0);
-    model_ = Transformer(s.model_options(vocabulary));
-    model_->to(device_);
-    parameters_ = model_->parameters();
-    optimizer_ = std::make_unique<FusedAdam>(parameters_, AdamOptions{1e-4, s.adam_beta1, s.adam_beta2, s.adam_epsilon, 0.0});
-    reducer_ = std::make_unique<GradientAllReducer>(parameters_, world);
-    // Random ids of the real vocabulary (no padding), each sentence ending in EOS.
-    source_ = torch::randint(2, vocabulary, {rows_, length_}, torch::kLong);
-    source_.select(1, length_ - 1).fill_(wmt::kEosId);
-    target_ = torch::randint(2, vocabulary, {rows_, length_}, torch::kLong);
-    target_.select(1, length_ - 1).fill_(wmt::kEosId);
-    source_ = source_.to(device_);
-    target_ = target_.to(device_);
-    beam_.beam_size = s.beam_size;
-    beam_.length_penalty_alpha = s.length_penalty_alpha;
-    beam_.eos_id = -1;  // never finishes early: every step decodes the same work
-    beam_.max_length = length_;
-  }
-  void run() override {
-    if (inference_) {
-      model_->eval();
+// Training: the training step on random sentences of bench_sentence_length tokens, batch = tokens
+// per side, cut into the configured gradient shards as training cuts a batch. Inference: beam search
+// over batch random sentences, decoding exactly bench_sentence_length steps.
+std::unique_ptr<BenchStep> TransformerWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
+  const TransformerSettings& s = settings_;
+  if (spec.mode == BenchMode::kLoader)
+    throw UserError("transformer has no --loader bench (its batches are read into memory at init)");
+  if (spec.channels_last) throw UserError("--channels-last is for image workloads; transformer has no such layout");
+  const bool inference = spec.mode == BenchMode::kInference;
+  const torch::Device device = rank_device(world, s.device);
+  const Precision precision = parse_precision(spec.precision, "bench precision");
+  const int64_t length = s.bench_sentence_length;
+  // The data's vocabulary is not read for a bench: the synthetic one's size, else MLPerf's.
+  const int64_t vocabulary = s.vocabulary_size > 0          ? s.vocabulary_size
+                             : s.data_source == "synthetic" ? s.synthetic_vocabulary_size
+                                                            : kReferenceVocabularySize;
+  const int64_t rows = inference ? spec.batch_size : spec.batch_size / length;
+  if (rows < 1)
+    throw UserError("bench batch " + std::to_string(spec.batch_size) + " tokens is below one sentence of " +
+                    std::to_string(length) + " tokens (bench_sentence_length)");
+  const int64_t shards = shards_per_rank(s.gradient_shards, world.size(), "gradient_shards");
+  torch::manual_seed(0);
+  auto trainer = std::make_shared<TransformerTrainer>(s, vocabulary, world, device, precision);
+  trainer->step().set_learning_rate(inverse_sqrt_learning_rate(s.learning_rate, s.model_size, s.warmup_steps, s.warmup_steps));
+  // Random ids of the real vocabulary (no padding), each sentence ending in EOS.
+  const auto sentences = [&] {
+    torch::Tensor ids = torch::randint(2, vocabulary, {rows, length}, torch::kLong);
+    ids.select(1, length - 1).fill_(wmt::kEosId);
+    return ids.to(device);
+  };
+  const torch::Tensor source = sentences(), target = sentences();
+  BeamSearchOptions beam;
+  beam.beam_size = s.beam_size;
+  beam.length_penalty_alpha = s.length_penalty_alpha;
+  beam.eos_id = -1;  // never finishes early: every step decodes the same work
+  beam.max_length = length;
+  const int64_t global_tokens = rows * length * world.size();
+  DeviceBenchStep::Spec bench{device, precision, inference ? rows : rows * length, inference ? "sentences" : "tokens"};
+  return std::make_unique<DeviceBenchStep>(bench, [=] {
+    Transformer& model = trainer->model();
+    if (inference) {
+      model->eval();
       torch::NoGradGuard no_grad;
-      AutocastScope autocast(precision_, device_);
-      TransformerDecoder decoder(model_, source_, beam_.beam_size);
-      beam_search(decoder, rows_, beam_);
+      AutocastScope autocast(precision, device);
+      TransformerDecoder decoder(model, source, beam.beam_size);
+      beam_search(decoder, rows, beam);
       return;
     }
-    model_->train();
-    optimizer_->zero_grad();
-    const torch::Tensor loss =
-        batch_loss_sum(model_, source_, target_, label_smoothing_, precision_, device_) / (rows_ * length_);
-    loss_scaler_.scale_loss(loss).backward();
-    reducer_->allreduce_sum();
-    loss_scaler_.step(parameters_, [&] { optimizer_->step(); });
-  }
-  int64_t samples_per_step() const override { return inference_ ? rows_ : rows_ * length_; }
-  std::string sample_unit() const override { return inference_ ? "sentences" : "tokens"; }
-  void synchronize() override { synchronize_device(device_); }
-  std::string device_used() const override { return device_name(device_); }
-  std::string precision_used() const override { return describe_precision(precision_, device_); }
-
- private:
-  bool inference_;
-  torch::Device device_;
-  Precision precision_;
-  DynamicLossScaler loss_scaler_;
-  int64_t length_;
-  double label_smoothing_;
-  int64_t rows_ = 0;
-  Transformer model_{nullptr};
-  std::vector<torch::Tensor> parameters_;
-  std::unique_ptr<FusedAdam> optimizer_;
-  std::unique_ptr<GradientAllReducer> reducer_;
-  torch::Tensor source_, target_;
-  BeamSearchOptions beam_;
-};
-
-std::unique_ptr<BenchStep> TransformerWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
-  return std::make_unique<TransformerBenchStep>(settings_, spec, world);
+    model->train();
+    trainer->train_on(shards, global_tokens, [&](int64_t k) {
+      const auto [begin, end] = proportional_part(rows, shards, k);
+      if (begin == end) return std::pair<torch::Tensor, torch::Tensor>();
+      return std::make_pair(source.narrow(0, begin, end - begin), target.narrow(0, begin, end - begin));
+    });
+  });
 }
 
 }  // namespace
