@@ -1,6 +1,6 @@
-// `mpirun -np 2` where one rank fails alone: a truncated JPEG that only rank 1's shard reads, under
-// the default on_bad_image: fail. Rank 0 meanwhile waits in the gradient all-reduce for a rank that
-// will never join it; the job must still end at once with rank 1's one-line message and exit 2.
+// `mpirun -np 2` where one rank fails alone: a truncated JPEG that only that rank's shard reads,
+// under the default on_bad_image: fail. The other rank meanwhile waits in the gradient all-reduce for
+// a rank that will never join it; the job must still end at once with the one-line message, exit 2.
 #include <chrono>
 #include <string>
 #include <vector>
@@ -19,10 +19,10 @@ using ::testing::Not;
 constexpr int64_t kGlobalBatch = 8;
 constexpr int kRanks = 2;
 
-// Training-set positions that rank 1 reads, in epoch `epoch`, after its first step (so rank 0 has
-// trained a step with it and then sits in the next all-reduce).
-std::vector<bool> read_by_rank1_after_first_step(int64_t samples, uint64_t seed, int64_t epoch) {
-  ShardedSampler sampler(samples, kGlobalBatch, 1, kRanks, seed);
+// Training-set positions that `rank` reads in epoch `epoch` after its first step (so the other rank
+// has trained a step with it and then sits in the next all-reduce).
+std::vector<bool> read_after_first_step(int64_t samples, uint64_t seed, int64_t epoch, int rank) {
+  ShardedSampler sampler(samples, kGlobalBatch, rank, kRanks, seed);
   sampler.set_epoch(epoch);
   std::vector<bool> read(static_cast<size_t>(samples), false);
   for (int64_t b = 1; b < sampler.num_batches(); ++b) {
@@ -32,9 +32,11 @@ std::vector<bool> read_by_rank1_after_first_step(int64_t samples, uint64_t seed,
   return read;
 }
 
-class LoneFailingRank : public Cli {};
+class LoneFailingRank : public Cli, public ::testing::WithParamInterface<int> {};
 
-TEST_F(LoneFailingRank, TruncatedJpegInRank1ShardEndsTheJobWithExit2NamingIt) {
+TEST_P(LoneFailingRank, TruncatedJpegInItsShardEndsTheJobWithExit2NamingIt) {
+  const int failing = GetParam();
+  const std::string other = "(rank " + std::to_string(1 - failing) + ")";
   const fs::path data = dir_ / "imagenet";
   imagenet::SyntheticImageNetSpec spec;
   spec.classes = 4;
@@ -46,13 +48,14 @@ TEST_F(LoneFailingRank, TruncatedJpegInRank1ShardEndsTheJobWithExit2NamingIt) {
   const imagenet::ImageFolder train = imagenet::scan_image_folder(
       (data / "train").string(), imagenet::read_class_index((data / imagenet::kClassIndexFileName).string()));
 
-  // A seed and an image that rank 1 reads after its first step, and rank 0 not at all, in the first
-  // epoch whether the engine counts epochs from 0 or from 1 (each epoch shares its images out once).
+  // A seed and an image that the failing rank reads after its first step, and the other rank not at
+  // all, in the first epoch whether the engine counts epochs from 0 or from 1 (each epoch shares its
+  // images out once).
   uint64_t seed = 0;
   std::string victim;
   for (uint64_t s = 1; s <= 50 && victim.empty(); ++s) {
-    const std::vector<bool> epoch0 = read_by_rank1_after_first_step(train.size(), s, 0);
-    const std::vector<bool> epoch1 = read_by_rank1_after_first_step(train.size(), s, 1);
+    const std::vector<bool> epoch0 = read_after_first_step(train.size(), s, 0, failing);
+    const std::vector<bool> epoch1 = read_after_first_step(train.size(), s, 1, failing);
     for (size_t i = 0; i < epoch0.size() && victim.empty(); ++i) {
       if (epoch0[i] && epoch1[i]) {
         seed = s;
@@ -76,11 +79,15 @@ TEST_F(LoneFailingRank, TruncatedJpegInRank1ShardEndsTheJobWithExit2NamingIt) {
 
   EXPECT_EQ(outcome.exit_code, 2) << outcome.err;
   EXPECT_LT(seconds, 30.0) << outcome.err;
-  EXPECT_THAT(outcome.err, HasSubstr("mlharness: error (rank 1): " + victim + ": not a decodable image"));
-  EXPECT_THAT(outcome.err, Not(HasSubstr("(rank 0)")));
+  EXPECT_THAT(outcome.err, HasSubstr("mlharness: error (rank " + std::to_string(failing) + "): " + victim +
+                                     ": not a decodable image"));
+  EXPECT_THAT(outcome.err, Not(HasSubstr(other)));
   EXPECT_THAT(outcome.err, Not(HasSubstr("stack smashing")));
   EXPECT_THAT(outcome.err, Not(HasSubstr("Signal:")));
 }
+
+INSTANTIATE_TEST_SUITE_P(Rank, LoneFailingRank, ::testing::Values(1, 0),
+                         [](const ::testing::TestParamInfo<int>& info) { return "rank" + std::to_string(info.param); });
 
 }  // namespace
 }  // namespace mlh
