@@ -2,7 +2,7 @@
 // translation default: real translation problems at a size a small Transformer learns on 2 CPU
 // cores in minutes. Each pair renders one drawn meaning into both languages with one fixed set of
 // rules, so every source sentence has exactly one translation:
-//  - a bilingual lexicon of about 280 entries: nouns with gender and plural (and the dative plural
+//  - a bilingual lexicon of about 280 entries (synthetic_lexicon.yaml, compiled in): nouns with gender and plural (and the dative plural
 //    -n), adjectives, verbs conjugated by person and number (stem changes: sieht, isst, fährt),
 //    separable verbs (abholen, aufräumen), modals, pronouns, determiners, prepositions, adverbs,
 //    conjunctions, number words; names, numerals over 12 and the preposition "in" are the only words

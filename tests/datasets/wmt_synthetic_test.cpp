@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "compliance/user_error.h"
 #include "datasets/wmt/synthetic_corpus.h"
+#include "datasets/wmt/synthetic_lexicon.h"
 #include "tests/test_files.h"
 #include "tests/user_error_of.h"
 
@@ -118,6 +120,26 @@ TEST(SyntheticCorpus, HandCheckedRenderings) {
     EXPECT_EQ(drawn.source, pair.source) << "pair " << index;
     EXPECT_EQ(drawn.target, pair.target) << "pair " << index;
   }
+}
+
+// FNV-1a (64 bits) of "source\ttarget\n" for pairs 0 .. pairs-1.
+uint64_t corpus_checksum(uint64_t seed, int64_t pairs) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (int64_t i = 0; i < pairs; ++i) {
+    const TextPair pair = synthetic_sentence_pair(seed, i);
+    for (const unsigned char c : pair.source + "\t" + pair.target + "\n") {
+      hash = (hash ^ c) * 0x100000001b3ULL;
+    }
+  }
+  return hash;
+}
+
+// The corpus is part of the Transformer and GNMT mini runs' results: these are the checksums of the
+// generator before its lexicon moved to synthetic_lexicon.yaml. Any change to the lexicon's entries,
+// their order or the grammar moves them.
+TEST(SyntheticCorpus, ChecksumsOfTheFirst2000PairsArePinned) {
+  EXPECT_EQ(corpus_checksum(1, 2000), 0x4491a8767d0cf809ULL);
+  EXPECT_EQ(corpus_checksum(2, 2000), 0x318ffe0d97febba0ULL);
 }
 
 TEST(SyntheticCorpus, SentencesAreWellFormedAndOfBoundedLength) {
@@ -233,6 +255,45 @@ TEST(SyntheticCorpus, UnwritableFileIsAUserError) {
     write_synthetic_parallel_corpus(spec, folder / "file" / "a.en", folder / "file" / "a.de");
   });
   EXPECT_THAT(message, HasSubstr((folder / "file").string()));
+}
+
+TEST(SyntheticLexicon, EmbeddedLexiconIsComplete) {
+  const synthetic::Lexicon& lexicon = synthetic::lexicon();
+  EXPECT_EQ(lexicon.nouns.size(), 83u);
+  EXPECT_EQ(lexicon.adjectives.size(), 32u);
+  EXPECT_EQ(lexicon.determiners.size(), 15u);
+  EXPECT_EQ(lexicon.verbs.size(), 73u);
+  EXPECT_EQ(lexicon.last_number_word(), 12);
+  EXPECT_EQ(lexicon.determiners[lexicon.determiner_ids.no].de, "kein");
+  EXPECT_EQ(&synthetic::lexicon(), &lexicon);  // parsed once
+}
+
+// A mistake in the lexicon is an internal error that names the line.
+std::string lexicon_error_of(const std::string& text) {
+  try {
+    synthetic::read_lexicon(text);
+  } catch (const InternalError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "expected an InternalError";
+  return "";
+}
+
+TEST(SyntheticLexicon, MistakeNamesTheLineAndTheProblem) {
+  const std::string groups = "class_groups: {goods: [object, food]}\nnouns:\n";
+  EXPECT_THAT(lexicon_error_of(groups + "  - {en: [man, men], de: [Mann, Männer], gender: m, "
+                                        "classes: person}\n"),
+              HasSubstr("synthetic_lexicon.yaml:3: expected one of das, der, die"));
+  EXPECT_THAT(lexicon_error_of(groups + "  - {en: [man, men], de: [Mann, Männer], gender: der, "
+                                        "classes: person -robot}\n"),
+              HasSubstr(":3: unknown noun class '-robot'"));
+  EXPECT_THAT(lexicon_error_of(groups + "  - {en: [man, men], de: [Mann], gender: der, "
+                                        "classes: goods}\n"),
+              HasSubstr(":3: expected a list of 2"));
+  EXPECT_THAT(lexicon_error_of(groups + "  - {en: [man, men], de: [Mann, Männer], gender: der, "
+                                        "classes: person, plural: men}\n"),
+              HasSubstr(":3: unknown key 'plural'"));
+  EXPECT_THAT(lexicon_error_of("class_groups: {}\nnoun:\n"), HasSubstr(":2: unknown key 'noun'"));
 }
 
 }  // namespace
