@@ -1,5 +1,5 @@
-// Pieces the translation workloads (Transformer, GNMT) share: rank-independent dropout seeds, id
-// batches as tensors, and the fixed split of evaluation batches over ranks.
+// Pieces of training the translation workloads (Transformer, GNMT) share: rank-independent dropout
+// seeds and id batches as tensors. Their evaluation: workloads/common/translation_eval.h.
 #pragma once
 
 #include <algorithm>
@@ -27,28 +27,6 @@ inline uint64_t shard_seed(uint64_t seed, int64_t step, int64_t shard) {
 inline torch::Tensor to_tensor(const wmt::PaddedIds& ids) {
   return torch::from_blob(const_cast<int32_t*>(ids.ids.data()), {ids.rows, ids.columns}, torch::kInt)
       .to(torch::kLong);
-}
-
-// sources[begin, end) padded with 0 to the longest: int64 [end - begin, longest] on the CPU.
-inline torch::Tensor padded_batch(const std::vector<const wmt::TokenIds*>& sources, size_t begin, size_t end) {
-  size_t longest = 0;
-  for (size_t i = begin; i < end; ++i) longest = std::max(longest, sources[i]->size());
-  torch::Tensor batch = torch::zeros({static_cast<int64_t>(end - begin), static_cast<int64_t>(longest)}, torch::kLong);
-  auto accessor = batch.accessor<int64_t, 2>();
-  for (size_t i = begin; i < end; ++i)
-    for (size_t t = 0; t < sources[i]->size(); ++t)
-      accessor[static_cast<int64_t>(i - begin)][static_cast<int64_t>(t)] = (*sources[i])[t];
-  return batch;
-}
-
-// The evaluation sentences a rank decodes: `order` cut into batches of `batch`, fixed for any rank
-// count (so each sentence is decoded with the same padding and the score does not depend on the
-// ranks); rank r takes batches r, r + ranks, ... Returns positions into `order`'s values.
-inline std::vector<size_t> rank_eval_sentences(const std::vector<size_t>& order, int rank, int ranks, size_t batch) {
-  std::vector<size_t> sentences;
-  for (size_t first = static_cast<size_t>(rank) * batch; first < order.size(); first += static_cast<size_t>(ranks) * batch)
-    for (size_t i = first; i < std::min(order.size(), first + batch); ++i) sentences.push_back(order[i]);
-  return sentences;
 }
 
 }  // namespace mlh

@@ -29,6 +29,7 @@
 #include "harness/workload.h"
 #include "workloads/common/beam_search.h"
 #include "workloads/common/synthetic_translation_corpus.h"
+#include "workloads/common/translation_eval.h"
 #include "workloads/common/translation_steps.h"
 #include "workloads/gnmt/gnmt.h"
 
@@ -249,20 +250,11 @@ class GnmtDecoder final : public IncrementalDecoder {
   DecodingState state_;
 };
 
-// Beam search over `sources` (each BOS ... EOS), in batches of `batch` sentences.
-std::vector<wmt::TokenIds> translate(Gnmt& model, const std::vector<const wmt::TokenIds*>& sources,
-                                     const BeamSearchOptions& options, int64_t batch, Precision precision,
-                                     const torch::Device& device) {
-  std::vector<wmt::TokenIds> out;
-  for (size_t begin = 0; begin < sources.size(); begin += static_cast<size_t>(batch)) {
-    const size_t end = std::min(sources.size(), begin + static_cast<size_t>(batch));
-    const torch::Tensor source = padded_batch(sources, begin, end);
-    AutocastScope autocast(precision, device);
-    GnmtDecoder decoder(model, source.to(device), lengths_of(source), options.beam_size);
-    for (const BeamHypothesis& best : beam_search(decoder, static_cast<int64_t>(end - begin), options))
-      out.emplace_back(best.tokens.begin(), best.tokens.end());
-  }
-  return out;
+// Decoders for evaluation, over sources BOS ... EOS.
+DecoderFactory gnmt_decoders(Gnmt& model, const torch::Device& device) {
+  return [&model, device](const torch::Tensor& source, BeamSearchOptions& options) {
+    return std::make_unique<GnmtDecoder>(model, source.to(device), lengths_of(source), options.beam_size);
+  };
 }
 
 // BPE text files -> id pairs (BOS ... EOS on both sides). Throws UserError naming the files.
@@ -325,7 +317,7 @@ class GnmtWorkload final : public Workload {
     WorkloadInfo info;
     info.global_batch_size = global_batch_size_;
     info.train_samples = batcher_->pairs_per_epoch();
-    info.eval_samples = static_cast<int64_t>(test_ids_.size());
+    info.eval_samples = static_cast<int64_t>(test_.size());
     for (const auto& p : trainer_->step().parameters()) info.parameter_count += p.numel();
     info.targets = {{"bleu/100", s.target_bleu / 100.0}};
     info.precision = describe_precision(precision_, device_);
@@ -343,8 +335,8 @@ class GnmtWorkload final : public Workload {
   std::map<std::string, double> baselines() override {
     // Copying the (detokenised) source as the translation.
     std::vector<std::string> copies;
-    for (const wmt::TokenIds& ids : test_ids_) copies.push_back(detokenize(ids));
-    return {{"copy-source baseline", wmt::sacrebleu_corpus_bleu(copies, test_references_, bleu_options()) / 100.0}};
+    for (const wmt::TokenIds& ids : test_.ids()) copies.push_back(detokenize(ids));
+    return {{"copy-source baseline", wmt::sacrebleu_corpus_bleu(copies, test_.references(), bleu_options()) / 100.0}};
   }
 
   int64_t steps_per_epoch() const override { return steps_per_epoch_; }
@@ -382,24 +374,12 @@ class GnmtWorkload final : public Workload {
     Gnmt& model = trainer_->model();
     model->eval();
     torch::NoGradGuard no_grad;
-    // Batches of eval_batch_size sentences in length order, the same for any rank count; rank r
-    // decodes batches r, r + size, ...
-    const std::vector<size_t> sentences =
-        rank_eval_sentences(eval_order_, world_->rank(), world_->size(), static_cast<size_t>(settings_.eval_batch_size));
-    std::vector<const wmt::TokenIds*> sources;
-    for (const size_t sentence : sentences) sources.push_back(&test_ids_[sentence]);
-    const std::vector<wmt::TokenIds> outputs =
-        translate(model, sources, beam_options(), settings_.eval_batch_size, precision_, device_);
-    wmt::BleuStatistics local;
-    for (size_t i = 0; i < outputs.size(); ++i)
-      local.add(wmt::sacrebleu_statistics(detokenize(outputs[i]), test_references_[sentences[i]], bleu_options()));
-    std::array<int64_t, wmt::BleuStatistics::kNumCounts> counts = local.counts();
-    for (int64_t& count : counts) count = std::llround(world_->allreduce_sum(static_cast<double>(count)));
-    const double bleu = wmt::sacrebleu_bleu(wmt::BleuStatistics::from_counts(counts));
-    Quality quality;
-    quality.values["bleu/100"] = bleu / 100.0;
-    quality.values["bleu"] = bleu;
-    return quality;
+    const wmt::BleuStatistics statistics = test_.corpus_statistics(
+        *world_, settings_.eval_batch_size, beam_options(), precision_, device_, gnmt_decoders(model, device_),
+        [&](const wmt::TokenIds& output, const std::string& reference) {
+          return wmt::sacrebleu_statistics(detokenize(output), reference, bleu_options());
+        });
+    return bleu_quality(wmt::sacrebleu_bleu(statistics));
   }
 
   std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override;
@@ -430,20 +410,8 @@ class GnmtWorkload final : public Workload {
     vocabulary_ = std::make_unique<wmt::GnmtVocabulary>(
         wmt::GnmtVocabulary::load(folder_ / layout::kVocabulary, settings_.vocabulary_pad_multiple));
     train_pairs_ = read_bpe_pairs(*vocabulary_, folder_ / layout::kTrainSource, folder_ / layout::kTrainTarget);
-    wmt::ParallelText test = wmt::read_parallel_text(folder_ / layout::kTestSource, folder_ / layout::kTestReference);
-    std::vector<std::string>& test_lines = test.source;
-    std::vector<std::string>& references = test.target;
-    if (settings_.eval_sentences > 0 && static_cast<int64_t>(test_lines.size()) > settings_.eval_sentences) {
-      test_lines.resize(static_cast<size_t>(settings_.eval_sentences));
-      references.resize(static_cast<size_t>(settings_.eval_sentences));
-    }
-    test_references_ = std::move(references);
-    test_ids_.clear();
-    for (const std::string& line : test_lines) test_ids_.push_back(vocabulary_->encode(line));
-    eval_order_.resize(test_ids_.size());
-    for (size_t i = 0; i < eval_order_.size(); ++i) eval_order_[i] = i;
-    std::stable_sort(eval_order_.begin(), eval_order_.end(),
-                     [&](size_t a, size_t b) { return test_ids_[a].size() < test_ids_[b].size(); });
+    test_ = TranslationTestSet(wmt::read_parallel_text(folder_ / layout::kTestSource, folder_ / layout::kTestReference),
+                               settings_.eval_sentences, [&](const std::string& line) { return vocabulary_->encode(line); });
   }
 
   void log_hyperparameters(MLLogger& log) const {
@@ -478,9 +446,7 @@ class GnmtWorkload final : public Workload {
   Precision precision_ = Precision::kFp32;
   std::unique_ptr<wmt::GnmtVocabulary> vocabulary_;
   std::vector<wmt::EncodedPair> train_pairs_;
-  std::vector<std::string> test_references_;
-  std::vector<wmt::TokenIds> test_ids_;
-  std::vector<size_t> eval_order_;
+  TranslationTestSet test_;
   std::unique_ptr<wmt::SentenceBatcher> batcher_;
   int64_t global_batch_size_ = 0;
   int64_t steps_per_epoch_ = 0;

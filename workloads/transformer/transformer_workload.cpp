@@ -28,6 +28,7 @@
 #include "harness/workload.h"
 #include "workloads/common/beam_search.h"
 #include "workloads/common/synthetic_translation_corpus.h"
+#include "workloads/common/translation_eval.h"
 #include "workloads/common/translation_steps.h"
 #include "workloads/transformer/transformer.h"
 
@@ -220,22 +221,12 @@ class TransformerDecoder final : public IncrementalDecoder {
   DecodingState state_;
 };
 
-// Beam search over `sources` (each ending in EOS), in batches of `batch` sentences.
-std::vector<wmt::TokenIds> translate(Transformer& model, const std::vector<const wmt::TokenIds*>& sources,
-                                     const BeamSearchOptions& base, int64_t extra_length, int64_t batch,
-                                     Precision precision, const torch::Device& device) {
-  std::vector<wmt::TokenIds> out;
-  for (size_t begin = 0; begin < sources.size(); begin += static_cast<size_t>(batch)) {
-    const size_t end = std::min(sources.size(), begin + static_cast<size_t>(batch));
-    const torch::Tensor source = padded_batch(sources, begin, end);
-    AutocastScope autocast(precision, device);
-    TransformerDecoder decoder(model, source.to(device), base.beam_size);
-    BeamSearchOptions options = base;
+// Decoders for evaluation: each batch decodes up to its longest source + extra_length tokens.
+DecoderFactory transformer_decoders(Transformer& model, const torch::Device& device, int64_t extra_length) {
+  return [&model, device, extra_length](const torch::Tensor& source, BeamSearchOptions& options) {
     options.max_length = source.size(1) + extra_length;
-    for (const BeamHypothesis& best : beam_search(decoder, static_cast<int64_t>(end - begin), options))
-      out.emplace_back(best.tokens.begin(), best.tokens.end());
-  }
-  return out;
+    return std::make_unique<TransformerDecoder>(model, source.to(device), options.beam_size);
+  };
 }
 
 class TransformerWorkload final : public Workload {
@@ -281,7 +272,7 @@ class TransformerWorkload final : public Workload {
     WorkloadInfo info;
     info.global_batch_size = settings_.global_batch_size;
     info.train_samples = batcher_->kept_pairs();
-    info.eval_samples = static_cast<int64_t>(test_sources_.size());
+    info.eval_samples = static_cast<int64_t>(test_.size());
     for (const auto& p : trainer_->step().parameters()) info.parameter_count += p.numel();
     info.targets = {{"bleu/100", settings_.target_bleu / 100.0, /*strict=*/true}};  // the reference stops at BLEU > 25
     info.precision = describe_precision(precision_, device_);
@@ -289,7 +280,7 @@ class TransformerWorkload final : public Workload {
   }
 
   std::map<std::string, double> baselines() override {
-    return {{"copy-source baseline", wmt::t2t_corpus_bleu(test_sources_, test_references_) / 100.0}};
+    return {{"copy-source baseline", wmt::t2t_corpus_bleu(test_.sources(), test_.references()) / 100.0}};
   }
 
   int64_t steps_per_epoch() const override { return steps_per_epoch_; }
@@ -329,29 +320,17 @@ class TransformerWorkload final : public Workload {
     Transformer& model = trainer_->model();
     model->eval();
     torch::NoGradGuard no_grad;
-    // Batches of eval_batch_size sentences in length order, the same for any rank count (so each
-    // sentence is decoded with the same padding, and the score does not depend on the ranks);
-    // rank r decodes batches r, r + size, ...
-    const std::vector<size_t> sentences =
-        rank_eval_sentences(eval_order_, world_->rank(), world_->size(), static_cast<size_t>(settings_.eval_batch_size));
-    std::vector<const wmt::TokenIds*> sources;
-    for (const size_t sentence : sentences) sources.push_back(&test_ids_[sentence]);
     BeamSearchOptions options;
     options.beam_size = settings_.beam_size;
     options.length_penalty_alpha = settings_.length_penalty_alpha;
     options.eos_id = wmt::kEosId;
-    const std::vector<wmt::TokenIds> outputs = translate(model, sources, options, settings_.extra_decode_length,
-                                                         settings_.eval_batch_size, precision_, device_);
-    wmt::BleuStatistics local;
-    for (size_t i = 0; i < outputs.size(); ++i)
-      local.add(wmt::t2t_bleu_statistics(codec_->decode(outputs[i]), test_references_[sentences[i]]));
-    std::array<int64_t, wmt::BleuStatistics::kNumCounts> counts = local.counts();
-    for (int64_t& count : counts) count = std::llround(world_->allreduce_sum(static_cast<double>(count)));
-    const double bleu = wmt::t2t_bleu(wmt::BleuStatistics::from_counts(counts));
-    Quality quality;
-    quality.values["bleu/100"] = bleu / 100.0;
-    quality.values["bleu"] = bleu;
-    return quality;
+    const wmt::BleuStatistics statistics = test_.corpus_statistics(
+        *world_, settings_.eval_batch_size, options, precision_, device_,
+        transformer_decoders(model, device_, settings_.extra_decode_length),
+        [&](const wmt::TokenIds& output, const std::string& reference) {
+          return wmt::t2t_bleu_statistics(codec_->decode(output), reference);
+        });
+    return bleu_quality(wmt::t2t_bleu(statistics));
   }
 
   std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override;
@@ -370,19 +349,8 @@ class TransformerWorkload final : public Workload {
       std::vector<wmt::EncodedPair> pairs = wmt::read_encoded_examples(shard, data_vocabulary);
       train_pairs_.insert(train_pairs_.end(), std::make_move_iterator(pairs.begin()), std::make_move_iterator(pairs.end()));
     }
-    wmt::ParallelText test = wmt::read_parallel_text(folder_ / wmt::kTestSourceFile, folder_ / wmt::kTestReferenceFile);
-    if (settings_.eval_sentences > 0 && static_cast<int64_t>(test.source.size()) > settings_.eval_sentences) {
-      test.source.resize(static_cast<size_t>(settings_.eval_sentences));
-      test.target.resize(static_cast<size_t>(settings_.eval_sentences));
-    }
-    test_sources_ = std::move(test.source);
-    test_references_ = std::move(test.target);
-    test_ids_.clear();
-    for (const std::string& line : test_sources_) test_ids_.push_back(codec_->encode(line));
-    eval_order_.resize(test_ids_.size());
-    for (size_t i = 0; i < eval_order_.size(); ++i) eval_order_[i] = i;
-    std::stable_sort(eval_order_.begin(), eval_order_.end(),
-                     [&](size_t a, size_t b) { return test_ids_[a].size() < test_ids_[b].size(); });
+    test_ = TranslationTestSet(wmt::read_parallel_text(folder_ / wmt::kTestSourceFile, folder_ / wmt::kTestReferenceFile),
+                               settings_.eval_sentences, [&](const std::string& line) { return codec_->encode(line); });
   }
 
   void log_hyperparameters(MLLogger& log) const {
@@ -407,9 +375,7 @@ class TransformerWorkload final : public Workload {
   std::unique_ptr<wmt::SubwordCodec> codec_;
   int64_t model_vocabulary_ = 0;
   std::vector<wmt::EncodedPair> train_pairs_;
-  std::vector<std::string> test_sources_, test_references_;
-  std::vector<wmt::TokenIds> test_ids_;
-  std::vector<size_t> eval_order_;
+  TranslationTestSet test_;
   std::unique_ptr<wmt::TokenBatcher> batcher_;
   int64_t steps_per_epoch_ = 0;
   int64_t gradient_shards_ = 1;
