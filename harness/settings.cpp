@@ -1,6 +1,7 @@
 #include "harness/settings.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -35,7 +36,45 @@ std::string describe(const YAML::Node& node) {
   return text;
 }
 
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+template <class T>
+std::vector<double> numbers_of(const T& field) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return {static_cast<double>(field)};
+  } else {
+    return std::vector<double>(field.begin(), field.end());
+  }
+}
+
 }  // namespace
+
+bool Bounds::contains(double value) const {
+  if (low && (low_open ? value <= *low : value < *low)) return false;
+  if (high && (high_open ? value >= *high : value > *high)) return false;
+  return true;
+}
+
+std::string Bounds::describe() const {
+  if (low && high)
+    return std::string("in ") + (low_open ? "(" : "[") + number_text(*low) + ", " + number_text(*high) +
+           (high_open ? ")" : "]");
+  if (low) return (low_open ? "> " : ">= ") + number_text(*low);
+  if (high) return (high_open ? "< " : "<= ") + number_text(*high);
+  return "any number";
+}
+
+Bounds at_least(double low) { return Bounds{low, std::nullopt, false, false}; }
+Bounds above(double low) { return Bounds{low, std::nullopt, true, false}; }
+Bounds at_most(double high) { return Bounds{std::nullopt, high, false, false}; }
+Bounds in_range(double low, double high, Ends ends) {
+  return Bounds{low, high, ends == Ends::kOpen || ends == Ends::kOpenLow,
+                ends == Ends::kOpen || ends == Ends::kOpenHigh};
+}
 
 template <> const char* config_type_name<int64_t>() { return "an integer"; }
 template <> const char* config_type_name<int>() { return "an integer"; }
@@ -110,13 +149,42 @@ T ConfigMap::convert(const std::string& key, const Entry& entry) const {
   }
 }
 
-template <class T>
-void ConfigMap::bind(const std::string& key, T& field, const std::string& help) {
+const ConfigMap::Entry* ConfigMap::record(const std::string& key, const std::string& help) {
   MLH_ASSERT(bound_.count(key) == 0);
   bound_.insert(key);
   help_.emplace_back(key, help);
   const auto found = values_.find(key);
-  if (found != values_.end()) field = convert<T>(key, found->second);
+  return found == values_.end() ? nullptr : &found->second;
+}
+
+template <class T>
+void ConfigMap::bind(const std::string& key, T& field, const std::string& help) {
+  if (const Entry* entry = record(key, help)) field = convert<T>(key, *entry);
+  effective_[key] = field;
+}
+
+template <class T>
+void ConfigMap::bind(const std::string& key, T& field, const std::string& help, const Bounds& bounds) {
+  const Entry* entry = record(key, help + "; " + bounds.describe());
+  if (entry) field = convert<T>(key, *entry);
+  for (double value : numbers_of(field)) {
+    if (bounds.contains(value)) continue;
+    MLH_ASSERT(entry != nullptr);  // a default outside its own bounds
+    throw UserError(entry->origin + ": key '" + key + "' " + (std::is_arithmetic_v<T> ? "is " : "holds ") +
+                    number_text(value) + "; it must be " + bounds.describe());
+  }
+  effective_[key] = field;
+}
+
+void ConfigMap::bind(const std::string& key, std::string& field, const std::string& help, const OneOf& allowed) {
+  std::string names;
+  for (const auto& value : allowed.values) names += (names.empty() ? "" : ", ") + value;
+  const Entry* entry = record(key, help + "; one of " + names);
+  if (entry) field = convert<std::string>(key, *entry);
+  if (std::find(allowed.values.begin(), allowed.values.end(), field) == allowed.values.end()) {
+    MLH_ASSERT(entry != nullptr);  // a default outside its own choices
+    throw UserError(entry->origin + ": key '" + key + "' is '" + field + "'; expected one of " + names);
+  }
   effective_[key] = field;
 }
 
@@ -149,5 +217,10 @@ template void ConfigMap::bind(const std::string&, bool&, const std::string&);
 template void ConfigMap::bind(const std::string&, std::string&, const std::string&);
 template void ConfigMap::bind(const std::string&, std::vector<int64_t>&, const std::string&);
 template void ConfigMap::bind(const std::string&, std::vector<double>&, const std::string&);
+template void ConfigMap::bind(const std::string&, int64_t&, const std::string&, const Bounds&);
+template void ConfigMap::bind(const std::string&, int&, const std::string&, const Bounds&);
+template void ConfigMap::bind(const std::string&, double&, const std::string&, const Bounds&);
+template void ConfigMap::bind(const std::string&, std::vector<int64_t>&, const std::string&, const Bounds&);
+template void ConfigMap::bind(const std::string&, std::vector<double>&, const std::string&, const Bounds&);
 
 }  // namespace mlh

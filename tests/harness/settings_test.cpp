@@ -93,5 +93,117 @@ TEST(Settings, MissingFileIsAUserError) {
               HasSubstr("/nonexistent/config.yaml"));
 }
 
+enum class Optimizer { kSgd, kLars };
+
+struct Bounded {
+  int64_t beam_size = 4;
+  double smoothing = 0.1;
+  double bleu = 25.0;
+  double epsilon = 1e-9;
+  std::vector<int64_t> epochs = {40, 50};
+  std::string division = "closed";
+  Optimizer optimizer = Optimizer::kSgd;
+  void bind(ConfigMap& c) {
+    c.bind("beam_size", beam_size, "beam width", at_least(1));
+    c.bind("smoothing", smoothing, "label smoothing", in_range(0.0, 1.0, Ends::kOpenHigh));
+    c.bind("bleu", bleu, "target BLEU", in_range(0.0, 100.0, Ends::kOpen));
+    c.bind("epsilon", epsilon, "Adam epsilon", above(0.0));
+    c.bind("epochs", epochs, "evaluation epochs", at_least(1));
+    c.bind("division", division, "submission division", one_of({"closed", "open"}));
+    c.bind_choice("optimizer", optimizer, "the optimizer", Choices<Optimizer>{{"sgd", Optimizer::kSgd}, {"lars", Optimizer::kLars}});
+  }
+};
+
+std::string bind_error(const std::string& yaml) {
+  ConfigMap config = ConfigMap::from_yaml_text(yaml, "cfg.yaml");
+  return user_error_of([&] { Bounded().bind(config); });
+}
+
+TEST(SettingsBounds, DescribeEachKindOfInterval) {
+  EXPECT_EQ(at_least(1).describe(), ">= 1");
+  EXPECT_EQ(above(0).describe(), "> 0");
+  EXPECT_EQ(at_most(8).describe(), "<= 8");
+  EXPECT_EQ(in_range(0, 1).describe(), "in [0, 1]");
+  EXPECT_EQ(in_range(0, 1, Ends::kOpenHigh).describe(), "in [0, 1)");
+  EXPECT_EQ(in_range(0, 1, Ends::kOpenLow).describe(), "in (0, 1]");
+  EXPECT_EQ(in_range(0, 100, Ends::kOpen).describe(), "in (0, 100)");
+  EXPECT_EQ(above(1e-9).describe(), "> 1e-09");
+}
+
+TEST(SettingsBounds, OpenAndClosedEnds) {
+  EXPECT_TRUE(at_least(1).contains(1));
+  EXPECT_FALSE(at_least(1).contains(0.999));
+  EXPECT_FALSE(above(0).contains(0));
+  EXPECT_TRUE(above(0).contains(1e-12));
+  EXPECT_TRUE(at_most(8).contains(8));
+  EXPECT_TRUE(in_range(0, 1, Ends::kOpenHigh).contains(0));
+  EXPECT_FALSE(in_range(0, 1, Ends::kOpenHigh).contains(1));
+  EXPECT_FALSE(in_range(0, 1, Ends::kOpenLow).contains(0));
+  EXPECT_TRUE(in_range(0, 1, Ends::kOpenLow).contains(1));
+  EXPECT_TRUE(in_range(0, 1).contains(0));
+  EXPECT_TRUE(in_range(0, 1).contains(1));
+}
+
+TEST(SettingsBounds, ValuesWithinBoundsAndChoicesBind) {
+  ConfigMap config = ConfigMap::from_yaml_text(
+      "beam_size: 1\nsmoothing: 0\nbleu: 99.9\nepochs: [1, 2]\ndivision: open\noptimizer: lars\n", "cfg.yaml");
+  Bounded b;
+  b.bind(config);
+  config.check_all_bound();
+  EXPECT_EQ(b.beam_size, 1);
+  EXPECT_EQ(b.division, "open");
+  EXPECT_EQ(b.optimizer, Optimizer::kLars);
+  EXPECT_EQ(config.effective()["optimizer"], "lars");  // the name, as the config spells it
+  EXPECT_EQ(config.effective()["division"], "open");
+}
+
+TEST(SettingsBounds, DefaultsAreRecordedByName) {
+  ConfigMap config;
+  Bounded b;
+  b.bind(config);
+  EXPECT_EQ(b.optimizer, Optimizer::kSgd);
+  EXPECT_EQ(config.effective()["optimizer"], "sgd");
+}
+
+TEST(SettingsBounds, ValueOutsideBoundsNamesKeyOriginAndBounds) {
+  const std::string message = bind_error("beam_size: 4\nsmoothing: 1\n");
+  EXPECT_THAT(message, HasSubstr("cfg.yaml:2"));
+  EXPECT_THAT(message, HasSubstr("key 'smoothing' is 1; it must be in [0, 1)"));
+  EXPECT_THAT(bind_error("beam_size: 0\n"), HasSubstr("key 'beam_size' is 0; it must be >= 1"));
+  EXPECT_THAT(bind_error("bleu: 100\n"), HasSubstr("it must be in (0, 100)"));
+  EXPECT_THAT(bind_error("epsilon: 0\n"), HasSubstr("it must be > 0"));
+  EXPECT_THAT(bind_error("epochs: [3, 0]\n"), HasSubstr("key 'epochs' holds 0; it must be >= 1"));
+}
+
+TEST(SettingsBounds, OverrideOutsideBoundsNamesTheSet) {
+  ConfigMap config;
+  config.apply_override("beam_size=-2");
+  EXPECT_THAT(user_error_of([&] { Bounded().bind(config); }),
+              HasSubstr("--set beam_size=-2: key 'beam_size' is -2; it must be >= 1"));
+}
+
+TEST(SettingsBounds, ValueOutsideChoicesNamesKeyOriginAndChoices) {
+  const std::string message = bind_error("optimizer: adam\n");
+  EXPECT_THAT(message, HasSubstr("cfg.yaml:1"));
+  EXPECT_THAT(message, HasSubstr("key 'optimizer' is 'adam'; expected one of sgd, lars"));
+  EXPECT_THAT(bind_error("division: shut\n"), HasSubstr("key 'division' is 'shut'; expected one of closed, open"));
+  EXPECT_THAT(bind_error("optimizer: [sgd]\n"), HasSubstr("key 'optimizer' expects a string"));
+}
+
+TEST(SettingsBounds, HelpShowsBoundsAndChoices) {
+  ConfigMap config;
+  Bounded().bind(config);
+  std::map<std::string, std::string> help(config.help().begin(), config.help().end());
+  EXPECT_EQ(help["beam_size"], "beam width; >= 1");
+  EXPECT_EQ(help["smoothing"], "label smoothing; in [0, 1)");
+  EXPECT_EQ(help["division"], "submission division; one of closed, open");
+  EXPECT_EQ(help["optimizer"], "the optimizer; one of sgd, lars");
+}
+
+TEST(SettingsBounds, ChoiceNameOfAValue) {
+  const Choices<Optimizer> choices{{"sgd", Optimizer::kSgd}, {"lars", Optimizer::kLars}};
+  EXPECT_EQ(choice_name(choices, Optimizer::kLars), "lars");
+}
+
 }  // namespace
 }  // namespace mlh
