@@ -91,6 +91,12 @@ class Workload {
   // Makes the data available (e.g. writes a synthetic dataset under data_root) before the log
   // starts. Untimed and unlogged. Rank 0 alone writes; the engine holds the others at a barrier.
   virtual void prepare_data(const World& world, const std::string& data_root) {}
+  // `mlharness prepare --workload NAME --key value ...`: writes the data folder this workload reads
+  // from raw files. Binds the step's options like settings (the flag --dev-pairs is the key
+  // dev_pairs); false for a workload that has no prepare step.
+  virtual bool bind_prepare_options(ConfigMap& options) { return false; }
+  // Runs the prepare step with the bound options; returns what to print.
+  virtual std::string prepare() { return ""; }
   // The files init will read, so the engine can drop them from the page cache before the run
   // (MLPerf's cache_clear). Known after prepare_data.
   virtual std::vector<std::string> data_files() const { return {}; }

@@ -6,7 +6,10 @@
 
 #include <cstdlib>
 
+#include <algorithm>
+
 #include <boost/program_options.hpp>
+#include <yaml-cpp/yaml.h>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -17,7 +20,6 @@
 
 #include "compliance/user_error.h"
 #include "configs/embedded_configs.h"
-#include "datasets/wmt/prepare.h"
 #include "harness/bench.h"
 #include "harness/driver.h"
 #include "harness/platform.h"
@@ -43,7 +45,8 @@ usage:
   mlharness [run] --workload NAME [--config NAME|PATH] [--seed N] [--set KEY=VALUE]... [options]
   mlharness bench --workload NAME [--batch-sizes B1,B2,..] [--precision fp32,amp] [--channels-last]
                   [--inference | --loader] [options]
-  mlharness prepare --workload transformer|gnmt --src train.en --tgt train.de --out DIR [prepare options]
+  mlharness prepare --workload NAME [--KEY VALUE]...  the workload's data folder from raw files
+                  (transformer, gnmt: --src train.en --tgt train.de --out DIR; --help lists the keys)
   mlharness list
   mlharness check LOG... [--ruleset 0.7.0|0.6.0|...]        MLPerf compliance rules: PASS or FAIL
   mlharness score DIR... [--rcp] [--benchmark NAME]        MLPerf scores, epochs per seed, RCP test
@@ -60,6 +63,7 @@ Bad input exits 2 with a one-line message.
 struct CommandLine {
   std::string command = "run";
   po::variables_map vars;
+  std::vector<std::string> unparsed;  // prepare: the workload's own options
 };
 
 po::options_description common_options() {
@@ -101,20 +105,6 @@ po::options_description bench_options() {
       ("steps", po::value<int64_t>()->default_value(10), "steps per timed window")
       ("repeats", po::value<int64_t>()->default_value(3), "timed windows; the median is reported")
       ("json", po::value<std::string>()->default_value(""), "also write the results as JSON to this file");
-  return options;
-}
-
-po::options_description prepare_options() {
-  po::options_description options("prepare options (translation workloads: raw parallel text -> a data folder)");
-  options.add_options()
-      ("src", po::value<std::string>(), "source-language text, one sentence per line (UTF-8)")
-      ("tgt", po::value<std::string>(), "its translations, line by line")
-      ("out", po::value<std::string>(), "the data folder to write (must not exist, or be empty)")
-      ("vocabulary-size", po::value<int64_t>()->default_value(32768), "transformer: SentencePiece vocabulary size (a soft limit)")
-      ("bpe-merges", po::value<int64_t>()->default_value(32000), "gnmt: BPE merges learned (the reference: 32000)")
-      ("dev-pairs", po::value<int64_t>()->default_value(3000), "pairs held out as the dev split")
-      ("test-pairs", po::value<int64_t>()->default_value(3003), "pairs held out as the BLEU test set")
-      ("seed", po::value<std::string>()->default_value("1"), "seed of the held-out draw (and the SentencePiece sample)");
   return options;
 }
 
@@ -226,28 +216,57 @@ int run_command(const po::variables_map& vars) {
   return result.converged() ? kExitConverged : kExitNotConverged;
 }
 
-int prepare_command(const po::variables_map& vars) {
-  const std::string workload = require_workload(vars);
-  WorkloadRegistry::instance().create(workload);
-  if (workload != "transformer" && workload != "gnmt")
-    throw UserError("prepare writes translation data folders (workloads transformer and gnmt), not data for '" +
-                    workload + "'");
-  for (const char* name : {"src", "tgt", "out"})
-    if (!vars.count(name)) throw UserError(std::string("prepare needs --") + name + " (see --help)");
-  wmt::PrepareOptions options;
-  options.source_file = vars["src"].as<std::string>();
-  options.target_file = vars["tgt"].as<std::string>();
-  options.out_dir = vars["out"].as<std::string>();
-  options.format = workload == "gnmt" ? wmt::TranslationFormat::kGnmt : wmt::TranslationFormat::kTransformer;
-  options.vocabulary_size = vars["vocabulary-size"].as<int64_t>();
-  options.bpe_merges = vars["bpe-merges"].as<int64_t>();
-  options.dev_pairs = vars["dev-pairs"].as<int64_t>();
-  options.test_pairs = vars["test-pairs"].as<int64_t>();
-  options.seed = parse_seed(vars["seed"].as<std::string>());
-  const wmt::PrepareSummary summary = wmt::prepare_translation_data(options);
-  std::fputs(wmt::describe(summary, options.out_dir).c_str(), stdout);
-  std::printf("train with: mlharness --workload %s --set data_path=%s\n", workload.c_str(),
-              options.out_dir.string().c_str());
+// `--key value` and `--key=value` pairs as a config (the flag --dev-pairs is the key dev_pairs).
+ConfigMap flags_as_config(const std::vector<std::string>& args, const std::string& source_name) {
+  YAML::Emitter yaml;
+  yaml << YAML::BeginMap;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].rfind("--", 0) != 0 || args[i].size() == 2)
+      throw UserError(source_name + ": unexpected argument '" + args[i] + "' (options are --key value)");
+    std::string key = args[i].substr(2), value;
+    const size_t equals = key.find('=');
+    if (equals != std::string::npos) {
+      value = key.substr(equals + 1);
+      key.resize(equals);
+    } else if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {
+      value = args[++i];
+    } else {
+      throw UserError(source_name + ": --" + key + " needs a value");
+    }
+    std::replace(key.begin(), key.end(), '-', '_');
+    yaml << YAML::Key << key << YAML::Value << YAML::DoubleQuoted << value;
+  }
+  yaml << YAML::EndMap;
+  return ConfigMap::from_yaml_text(yaml.c_str(), source_name);
+}
+
+// The workloads that have a prepare step, for messages.
+std::string workloads_with_prepare() {
+  std::string names;
+  for (const auto& [name, entry] : WorkloadRegistry::instance().entries()) {
+    ConfigMap scratch;
+    if (entry.factory()->bind_prepare_options(scratch)) names += (names.empty() ? "" : ", ") + name;
+  }
+  return names;
+}
+
+int prepare_command(const CommandLine& line) {
+  const std::string name = require_workload(line.vars);
+  auto workload = WorkloadRegistry::instance().create(name);
+  ConfigMap options = flags_as_config(line.unparsed, "prepare options");
+  if (!workload->bind_prepare_options(options))
+    throw UserError("workload '" + name + "' has no prepare step (workloads with one: " + workloads_with_prepare() + ")");
+  if (line.vars.count("help")) {
+    std::printf("prepare options of %s:\n", name.c_str());
+    for (const auto& [key, help] : options.help()) {
+      std::string flag = key;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      std::printf("  --%-24s %-12s %s\n", flag.c_str(), options.effective()[key].dump().c_str(), help.c_str());
+    }
+    return 0;
+  }
+  options.check_all_bound();
+  std::fputs(workload->prepare().c_str(), stdout);
   return 0;
 }
 
@@ -317,7 +336,12 @@ CommandLine parse_command_line(int argc, char** argv) {
   po::options_description all;
   all.add(common_options());
   if (line.command == "prepare") {
-    all.add(prepare_options());
+    // The workload binds its own prepare options (Workload::bind_prepare_options).
+    const po::parsed_options parsed = po::command_line_parser(args).options(all).allow_unregistered().run();
+    po::store(parsed, line.vars);
+    po::notify(line.vars);
+    line.unparsed = po::collect_unrecognized(parsed.options, po::include_positional);
+    return line;
   } else if (line.command == "bench") {
     all.add(bench_options());
     all.add_options()("platform", po::value<std::string>()->default_value(""), "platform label")(
@@ -365,14 +389,15 @@ int dispatch(int argc, char** argv) {
   }
   const CommandLine line = parse_command_line(argc, argv);
   if (!line.vars.count("help") && line.command != "list") apply_openmp_spin_count(line, argv);
+  if (line.command == "prepare" && line.vars.count("workload")) return prepare_command(line);
   if (line.vars.count("help")) {
     std::cout << kUsage << "\n" << common_options() << "\n" << run_options() << "\n" << bench_options() << "\n"
-              << prepare_options();
+              << "prepare options: `mlharness prepare --workload NAME --help` lists a workload's own\n";
     if (line.vars.count("workload")) print_workload_keys(line.vars);
     return 0;
   }
   if (line.command == "list") return list_command();
-  if (line.command == "prepare") return prepare_command(line.vars);
+  if (line.command == "prepare") return prepare_command(line);
   configure_host_allocator();
   MpiSession mpi(&argc, &argv);
   try {

@@ -13,6 +13,7 @@ namespace mlh {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class TransformerCli : public Cli {
  protected:
@@ -85,7 +86,14 @@ TEST_F(TransformerCli, PrepareOfTooFewPairs) {
 TEST_F(TransformerCli, PrepareNeedsItsFiles) {
   expect_user_error("prepare --workload transformer --src missing.en --tgt missing.de --out x", "missing.en");
   expect_user_error("prepare --workload transformer --src a.en", "--tgt");
-  expect_user_error("prepare --workload ncf --src a.en --tgt a.de --out x", "translation");
+  expect_user_error("prepare --workload ncf --src a.en --tgt a.de --out x", "has no prepare step (workloads with one: gnmt, transformer)");
+  // Each workload binds its own prepare options: GNMT's BPE merges are not the Transformer's.
+  expect_user_error("prepare --workload transformer --src a.en --tgt a.de --out x --bpe-merges 4", "bpe_merges");
+  expect_user_error("prepare --workload transformer --src a.en stray", "unexpected argument 'stray'");
+  const Outcome help = run("prepare --workload transformer --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("--vocabulary-size"));
+  EXPECT_THAT(help.out, Not(HasSubstr("--bpe-merges")));
 }
 
 TEST_F(TransformerCli, FolderWithoutAVocabulary) {

@@ -25,11 +25,14 @@
 #include "harness/bench.h"
 #include "harness/device.h"
 #include "harness/fused_adam.h"
+#include "harness/setting_groups.h"
 #include "harness/train_step.h"
 #include "harness/workload.h"
 #include "workloads/common/beam_search.h"
+#include "workloads/common/setting_groups.h"
 #include "workloads/common/synthetic_translation_corpus.h"
 #include "workloads/common/translation_eval.h"
+#include "workloads/common/translation_prepare.h"
 #include "workloads/common/translation_steps.h"
 #include "workloads/gnmt/gnmt.h"
 
@@ -43,10 +46,11 @@ namespace layout = wmt::gnmt_layout;
 // 4 specials + the lines of vocab.bpe.32000, padded to a multiple of 8 (spec/workloads.md §5).
 constexpr int64_t kReferenceVocabularySize = 32320;
 
-struct GnmtSettings {
-  std::string data_source = "wmt16";
-  std::string data_path;
-  SyntheticTranslationCorpus synthetic;
+struct GnmtSettings : TranslationDataSettings,
+                      AdamSettings,
+                      LabelSmoothingSettings,
+                      TranslationEvalSettings,
+                      ComputeSettings {
   int64_t synthetic_bpe_merges = 1000;
   int64_t vocabulary_pad_multiple = 8;
   int64_t hidden_size = 1024;
@@ -57,7 +61,6 @@ struct GnmtSettings {
   int64_t global_batch_size = 0;
   int64_t local_batch_size = 128;
   int64_t max_length = 50;
-  std::string length_policy = "discard";
   int64_t length_buckets = 5;
   int64_t gradient_shards = 0;
   double learning_rate = 1e-3;
@@ -67,106 +70,57 @@ struct GnmtSettings {
   int64_t decay_steps = 4;
   double decay_factor = 0.5;
   int64_t schedule_epochs = 8;
-  double adam_beta1 = 0.9;
-  double adam_beta2 = 0.999;
-  double adam_epsilon = 1e-8;
   double gradient_clip_norm = 5.0;
-  double label_smoothing = 0.1;
-  int64_t beam_size = 5;
-  double length_penalty_alpha = 0.6;
   double coverage_penalty_beta = 0.1;
   int64_t max_decode_length = 150;
-  int64_t eval_batch_size = 128;
-  int64_t eval_sentences = 0;
   int64_t bench_sentence_length = 32;
-  std::string precision = "fp32";
-  std::string device = "auto";
-  double target_bleu = 24.0;
+
+  GnmtSettings()
+      : TranslationDataSettings("wmt16", " in the MLPerf GNMT layout, real or from `mlharness prepare --workload gnmt`",
+                                "gnmt"),
+        AdamSettings(0.9, 0.999, 1e-8),
+        TranslationEvalSettings(5, 128, 24.0) {}
 
   void bind(ConfigMap& c) {
-    c.bind("data_source", data_source,
-           "wmt16 (a data folder at data_path in the MLPerf GNMT layout, real or from `mlharness prepare "
-           "--workload gnmt`) or synthetic (a generated corpus, prepared under --data-dir)");
-    c.bind("data_path", data_path, "wmt16: the data folder");
-    synthetic.bind(c);
-    c.bind("synthetic_bpe_merges", synthetic_bpe_merges, "synthetic: BPE merges learned (the reference: 32000)");
+    TranslationDataSettings::bind(c);
+    c.bind("synthetic_bpe_merges", synthetic_bpe_merges, "synthetic: BPE merges learned (the reference: 32000)",
+           at_least(1));
     c.bind("vocabulary_pad_multiple", vocabulary_pad_multiple,
-           "the vocabulary is padded to a multiple of this (the reference: 8 in fp16, 1 in fp32)");
-    c.bind("hidden_size", hidden_size, "LSTM, embedding and attention width");
-    c.bind("encoder_layers", encoder_layers, "encoder LSTM layers (>= 2; the first bidirectional)");
-    c.bind("decoder_layers", decoder_layers, "decoder LSTM layers (>= 2; the first feeds the attention)");
-    c.bind("dropout", dropout, "dropout on every LSTM layer's input");
+           "the vocabulary is padded to a multiple of this (the reference: 8 in fp16, 1 in fp32)", at_least(1));
+    c.bind("hidden_size", hidden_size, "LSTM, embedding and attention width", at_least(1));
+    c.bind("encoder_layers", encoder_layers, "encoder LSTM layers (the first bidirectional)", at_least(2));
+    c.bind("decoder_layers", decoder_layers, "decoder LSTM layers (the first feeds the attention)", at_least(2));
+    c.bind("dropout", dropout, "dropout on every LSTM layer's input", in_range(0.0, 1.0, Ends::kOpenHigh));
     c.bind("attention_scale_init", attention_scale_init,
-           "initial scale g of the normalised attention scores; 0 = the reference's 1 / sqrt(hidden_size)");
+           "initial scale g of the normalised attention scores; 0 = the reference's 1 / sqrt(hidden_size)", at_least(0.0));
     c.bind("global_batch_size", global_batch_size,
-           "sentence pairs per global batch, all ranks; 0 = local_batch_size x ranks (the reference)");
-    c.bind("local_batch_size", local_batch_size, "pairs per rank and step when global_batch_size is 0");
-    c.bind("max_length", max_length, "longest pair kept, in BPE tokens with BOS and EOS (max_sequence_length)");
-    c.bind("length_policy", length_policy, "longer pairs: discard (the reference) or truncate");
-    c.bind("length_buckets", length_buckets, "equal-width length buckets batches are drawn from");
-    c.bind("gradient_shards", gradient_shards, "gradient shards per global batch: a power of two, or 0 = one per rank");
-    c.bind("learning_rate", learning_rate, "Adam's base learning rate");
-    c.bind("warmup_steps", warmup_steps, "steps of exponential warm-up from 1% (below 1: a share of all steps)");
-    c.bind("remain_steps", remain_steps, "step the decays start at (below 1: a share of all steps)");
-    c.bind("decay_interval", decay_interval, "steps between decays; 0 = decay_steps decays evenly to the end");
-    c.bind("decay_steps", decay_steps, "number of decays");
-    c.bind("decay_factor", decay_factor, "factor of each decay");
-    c.bind("schedule_epochs", schedule_epochs, "epochs the schedule spans (the reference's --epochs)");
-    c.bind("adam_beta1", adam_beta1, "Adam beta1");
-    c.bind("adam_beta2", adam_beta2, "Adam beta2");
-    c.bind("adam_epsilon", adam_epsilon, "Adam epsilon");
-    c.bind("gradient_clip_norm", gradient_clip_norm, "global gradient norm clip (0 = none)");
-    c.bind("label_smoothing", label_smoothing, "label smoothing of the cross-entropy");
-    c.bind("beam_size", beam_size, "beam width of evaluation decoding");
-    c.bind("length_penalty_alpha", length_penalty_alpha, "alpha of the length penalty ((5 + length) / 6)^alpha");
-    c.bind("coverage_penalty_beta", coverage_penalty_beta, "beta of the coverage penalty (0 = none)");
-    c.bind("max_decode_length", max_decode_length, "decoding steps at most");
-    c.bind("eval_batch_size", eval_batch_size, "sentences per beam-search batch");
-    c.bind("eval_sentences", eval_sentences, "test sentences scored (0 = all)");
-    c.bind("bench_sentence_length", bench_sentence_length, "bench: tokens per random sentence");
-    c.bind("precision", precision, "fp32, or amp (fp16 autocast + loss scaling on CUDA, bf16 autocast on CPU)");
-    c.bind("device", device, "auto (a GPU per rank when there is one), cpu or cuda");
-    c.bind("target_bleu", target_bleu, "uncased sacreBLEU (0..100) at which the run has converged; v0.5: 21.8");
+           "sentence pairs per global batch, all ranks; 0 = local_batch_size x ranks (the reference)", at_least(0));
+    c.bind("local_batch_size", local_batch_size, "pairs per rank and step when global_batch_size is 0", at_least(1));
+    c.bind("max_length", max_length, "longest pair kept, in BPE tokens with BOS and EOS (max_sequence_length)",
+           at_least(3));
+    c.bind("length_buckets", length_buckets, "equal-width length buckets batches are drawn from", at_least(1));
+    c.bind("gradient_shards", gradient_shards, "gradient shards per global batch: a power of two, or 0 = one per rank",
+           at_least(0));
+    c.bind("learning_rate", learning_rate, "Adam's base learning rate", above(0.0));
+    c.bind("warmup_steps", warmup_steps, "steps of exponential warm-up from 1% (below 1: a share of all steps)",
+           at_least(0.0));
+    c.bind("remain_steps", remain_steps, "step the decays start at (below 1: a share of all steps)", at_least(0.0));
+    c.bind("decay_interval", decay_interval, "steps between decays; 0 = decay_steps decays evenly to the end",
+           at_least(0));
+    c.bind("decay_steps", decay_steps, "number of decays", at_least(0));
+    c.bind("decay_factor", decay_factor, "factor of each decay", in_range(0.0, 1.0, Ends::kOpenLow));
+    c.bind("schedule_epochs", schedule_epochs, "epochs the schedule spans (the reference's --epochs)", at_least(1));
+    AdamSettings::bind(c);
+    c.bind("gradient_clip_norm", gradient_clip_norm, "global gradient norm clip (0 = none)", at_least(0.0));
+    LabelSmoothingSettings::bind(c);
+    TranslationEvalSettings::bind(c);
+    c.bind("coverage_penalty_beta", coverage_penalty_beta, "beta of the coverage penalty (0 = none)", at_least(0.0));
+    c.bind("max_decode_length", max_decode_length, "decoding steps at most", at_least(1));
+    c.bind("bench_sentence_length", bench_sentence_length, "bench: tokens per random sentence", at_least(3));
+    ComputeSettings::bind(c);
   }
 
-  void validate() const {
-    if (data_source != "wmt16" && data_source != "synthetic")
-      throw UserError("key 'data_source' is '" + data_source + "'; expected wmt16 or synthetic");
-    if (data_source == "wmt16" && data_path.empty())
-      throw UserError("key 'data_path' is empty; data_source wmt16 reads its folder from there "
-                      "(--set data_path=/path/to/wmt16_de_en, or prepare one with `mlharness prepare --workload gnmt`)");
-    synthetic.validate();
-    if (synthetic_bpe_merges < 1) throw UserError("key 'synthetic_bpe_merges' must be >= 1");
-    if (vocabulary_pad_multiple < 1) throw UserError("key 'vocabulary_pad_multiple' must be >= 1");
-    if (hidden_size < 1) throw UserError("key 'hidden_size' must be >= 1");
-    if (encoder_layers < 2 || decoder_layers < 2)
-      throw UserError("keys 'encoder_layers' and 'decoder_layers' must be >= 2 (GNMT's first layers are special)");
-    if (dropout < 0 || dropout >= 1) throw UserError("key 'dropout' must be in [0, 1)");
-    if (attention_scale_init < 0) throw UserError("key 'attention_scale_init' must be >= 0 (0 = 1 / sqrt(hidden_size))");
-    if (global_batch_size < 0 || local_batch_size < 1)
-      throw UserError("keys 'global_batch_size' >= 0 (0 = local x ranks) and 'local_batch_size' >= 1");
-    if (max_length < 3) throw UserError("key 'max_length' must be >= 3 (BOS, a token, EOS)");
-    wmt::parse_length_policy(length_policy, "length_policy");
-    if (length_buckets < 1) throw UserError("key 'length_buckets' must be >= 1");
-    if (learning_rate <= 0) throw UserError("key 'learning_rate' must be > 0");
-    if (warmup_steps < 0 || remain_steps < 0 || decay_interval < 0 || decay_steps < 0 || schedule_epochs < 1)
-      throw UserError("keys 'warmup_steps', 'remain_steps', 'decay_interval', 'decay_steps' >= 0, 'schedule_epochs' >= 1");
-    if (decay_factor <= 0 || decay_factor > 1) throw UserError("key 'decay_factor' must be in (0, 1]");
-    if (adam_beta1 < 0 || adam_beta1 >= 1 || adam_beta2 < 0 || adam_beta2 >= 1 || adam_epsilon <= 0)
-      throw UserError("keys 'adam_beta1' and 'adam_beta2' in [0, 1), 'adam_epsilon' > 0");
-    if (gradient_clip_norm < 0) throw UserError("key 'gradient_clip_norm' must be >= 0 (0 = no clipping)");
-    if (label_smoothing < 0 || label_smoothing >= 1) throw UserError("key 'label_smoothing' must be in [0, 1)");
-    if (beam_size < 1) throw UserError("key 'beam_size' is " + std::to_string(beam_size) + "; it must be >= 1");
-    if (length_penalty_alpha < 0)
-      throw UserError("key 'length_penalty_alpha' is negative; the length penalty's alpha must be >= 0");
-    if (coverage_penalty_beta < 0)
-      throw UserError("key 'coverage_penalty_beta' is negative; the coverage penalty's beta must be >= 0");
-    if (max_decode_length < 1 || eval_batch_size < 1 || eval_sentences < 0)
-      throw UserError("keys 'max_decode_length', 'eval_batch_size' >= 1; 'eval_sentences' >= 0");
-    if (bench_sentence_length < 3) throw UserError("key 'bench_sentence_length' must be >= 3");
-    parse_precision(precision, "key 'precision'");
-    if (!(target_bleu > 0 && target_bleu < 100)) throw UserError("key 'target_bleu' must be in (0, 100)");
-  }
+  void validate() const { TranslationDataSettings::validate(); }
 
   GnmtOptions model_options(int64_t vocabulary) const {
     return GnmtOptions(vocabulary)
@@ -276,25 +230,27 @@ class GnmtWorkload final : public Workload {
 
   void prepare_data(const World& world, const std::string& data_root) override {
     const GnmtSettings& s = settings_;
-    if (s.data_source == "wmt16") {
-      folder_ = s.data_path;
-      return;
-    }
     wmt::PrepareOptions options;
     options.format = wmt::TranslationFormat::kGnmt;
     options.bpe_merges = s.synthetic_bpe_merges;
-    folder_ = s.synthetic.prepare(world, data_root, "bpe" + std::to_string(s.synthetic_bpe_merges), options);
+    folder_ = s.folder(world, data_root, "bpe" + std::to_string(s.synthetic_bpe_merges), options);
   }
 
   std::vector<std::string> data_files() const override {
     return regular_files_in(folder_);
   }
 
+  bool bind_prepare_options(ConfigMap& options) override {
+    prepare_.bind(options);
+    return true;
+  }
+  std::string prepare() override { return prepare_.run("gnmt"); }
+
   WorkloadInfo init(const RunContext& context) override {
     world_ = &context.world;
     seed_ = context.seed;
     device_ = rank_device(*world_, settings_.device);
-    precision_ = parse_precision(settings_.precision, "key 'precision'");
+    precision_ = settings_.precision;
     load_data();
 
     const GnmtSettings& s = settings_;
@@ -303,7 +259,7 @@ class GnmtWorkload final : public Workload {
     wmt::SentenceBatchOptions batching;
     batching.batch_size = global_batch_size_;
     batching.max_length = s.max_length;
-    batching.policy = wmt::parse_length_policy(s.length_policy, "length_policy");
+    batching.policy = s.length_policy;
     batching.buckets = s.length_buckets;
     batcher_ = std::make_unique<wmt::SentenceBatcher>(train_pairs_, batching);
     steps_per_epoch_ = batcher_->batches_per_epoch();
@@ -416,8 +372,7 @@ class GnmtWorkload final : public Workload {
 
   void log_hyperparameters(MLLogger& log) const {
     const GnmtSettings& s = settings_;
-    log.event(keys::kOptName, "adam");
-    log.event(keys::kOptBaseLearningRate, s.learning_rate);
+    s.log_adam(log, s.learning_rate);
     // The exponential warm-up and the step decay are the rules' "alt" functions.
     log.event(keys::kOptLearningRateAltDecayFunc, true);
     log.event(keys::kOptLearningRateAltWarmupFunc, true);
@@ -426,20 +381,18 @@ class GnmtWorkload final : public Workload {
     log.event(keys::kOptLearningRateDecayInterval, schedule_.decay_interval);
     log.event(keys::kOptLearningRateDecayFactor, schedule_.decay_factor);
     log.event(keys::kOptLearningRateDecaySteps, schedule_.decay_steps);
-    log.event(keys::kOptAdamBeta1, s.adam_beta1);
-    log.event(keys::kOptAdamBeta2, s.adam_beta2);
-    log.event(keys::kOptAdamEpsilon, s.adam_epsilon);
-    log.event(keys::kMaxSequenceLength, s.max_length, {{keys::kMetaMethod, s.length_policy}});
-    log.event("label_smoothing", s.label_smoothing);
-    log.event("gradient_clip_norm", s.gradient_clip_norm);
-    log.event("beam_size", s.beam_size);
-    log.event("length_penalty_alpha", s.length_penalty_alpha);
-    log.event("coverage_penalty_beta", s.coverage_penalty_beta);
+    log.event(keys::kMaxSequenceLength, s.max_length, {{keys::kMetaMethod, wmt::length_policy_name(s.length_policy)}});
+    s.log_label_smoothing(log);
+    log.event(keys::kGradientClipNorm, s.gradient_clip_norm);
+    log.event(keys::kBeamSize, s.beam_size);
+    log.event(keys::kLengthPenaltyAlpha, s.length_penalty_alpha);
+    log.event(keys::kCoveragePenaltyBeta, s.coverage_penalty_beta);
     log.event(keys::kEvalTarget, s.target_bleu / 100.0);
   }
 
   GnmtSettings settings_;
   fs::path folder_;
+  TranslationPrepare prepare_{wmt::TranslationFormat::kGnmt};
   const World* world_ = nullptr;
   uint64_t seed_ = 0;
   torch::Device device_{torch::kCPU};
@@ -470,7 +423,8 @@ std::unique_ptr<BenchStep> GnmtWorkload::make_bench_step(const BenchSpec& spec, 
   const int64_t rows = spec.batch_size, length = s.bench_sentence_length;
   if (rows < 1) throw UserError("bench batch must be >= 1 sentence");
   // The data's vocabulary is not read for a bench: about the synthetic one's size, else MLPerf's.
-  const int64_t vocabulary = s.data_source == "synthetic" ? s.synthetic_bpe_merges + 100 : kReferenceVocabularySize;
+  const int64_t vocabulary =
+      s.data_source == TranslationDataSettings::Source::kSynthetic ? s.synthetic_bpe_merges + 100 : kReferenceVocabularySize;
   const int64_t shards = shards_per_rank(s.gradient_shards, world.size(), "gradient_shards");
   torch::manual_seed(0);
   auto trainer = std::make_shared<GnmtTrainer>(s, vocabulary, world, device, precision);

@@ -24,11 +24,14 @@
 #include "harness/bench.h"
 #include "harness/device.h"
 #include "harness/fused_adam.h"
+#include "harness/setting_groups.h"
 #include "harness/train_step.h"
 #include "harness/workload.h"
 #include "workloads/common/beam_search.h"
+#include "workloads/common/setting_groups.h"
 #include "workloads/common/synthetic_translation_corpus.h"
 #include "workloads/common/translation_eval.h"
+#include "workloads/common/translation_prepare.h"
 #include "workloads/common/translation_steps.h"
 #include "workloads/transformer/transformer.h"
 
@@ -41,10 +44,11 @@ namespace fs = std::filesystem;
 // vocab.translate_ende_wmt32k.32768.subwords (spec/workloads.md §6).
 constexpr int64_t kReferenceVocabularySize = 33708;
 
-struct TransformerSettings {
-  std::string data_source = "wmt";
-  std::string data_path;
-  SyntheticTranslationCorpus synthetic;
+struct TransformerSettings : TranslationDataSettings,
+                             AdamSettings,
+                             LabelSmoothingSettings,
+                             TranslationEvalSettings,
+                             ComputeSettings {
   int64_t synthetic_vocabulary_size = 2000;
   int64_t vocabulary_size = 0;
   int64_t layers = 6;
@@ -56,91 +60,57 @@ struct TransformerSettings {
   double relu_dropout = 0.1;
   int64_t global_batch_size = 4096;
   int64_t max_length = 256;
-  std::string length_policy = "discard";
   int64_t gradient_shards = 0;
   double learning_rate = 2.0;
   int64_t warmup_steps = 16000;
-  double adam_beta1 = 0.9;
-  double adam_beta2 = 0.997;
-  double adam_epsilon = 1e-9;
-  double label_smoothing = 0.1;
-  int64_t beam_size = 4;
-  double length_penalty_alpha = 0.6;
   int64_t extra_decode_length = 50;
-  int64_t eval_batch_size = 64;
-  int64_t eval_sentences = 0;
   int64_t bench_sentence_length = 32;
-  std::string precision = "fp32";
-  std::string device = "auto";
-  double target_bleu = 25.0;
+
+  TransformerSettings()
+      : TranslationDataSettings("wmt", ": MLPerf's TFRecords + vocabulary, or `mlharness prepare` output", "transformer"),
+        AdamSettings(0.9, 0.997, 1e-9),  // MLPerf v0.7 fixes epsilon at 1e-9
+        TranslationEvalSettings(4, 64, 25.0) {}
 
   void bind(ConfigMap& c) {
-    c.bind("data_source", data_source,
-           "wmt (a data folder at data_path: MLPerf's TFRecords + vocabulary, or `mlharness prepare` output) "
-           "or synthetic (a generated corpus, prepared under --data-dir)");
-    c.bind("data_path", data_path, "wmt: the data folder");
-    synthetic.bind(c);
-    c.bind("synthetic_vocabulary_size", synthetic_vocabulary_size, "synthetic: SentencePiece vocabulary size");
+    TranslationDataSettings::bind(c);
+    c.bind("synthetic_vocabulary_size", synthetic_vocabulary_size, "synthetic: SentencePiece vocabulary size",
+           at_least(100));
     c.bind("vocabulary_size", vocabulary_size,
-           "embedding rows; 0 = the data's vocabulary (33708 for MLPerf's); never below the data's");
-    c.bind("layers", layers, "encoder layers, and as many decoder layers");
-    c.bind("model_size", model_size, "d_model");
-    c.bind("feed_forward_size", feed_forward_size, "inner size of the feed-forward sublayers");
-    c.bind("heads", heads, "attention heads (model_size must be a multiple)");
-    c.bind("residual_dropout", residual_dropout, "dropout after each sublayer and on the embeddings");
-    c.bind("attention_dropout", attention_dropout, "dropout on attention weights");
-    c.bind("relu_dropout", relu_dropout, "dropout after the feed-forward ReLU");
-    c.bind("global_batch_size", global_batch_size, "tokens per global batch (per side, padding included), all ranks");
-    c.bind("max_length", max_length, "longest pair kept, in subword tokens with EOS (logged as max_sequence_length)");
-    c.bind("length_policy", length_policy, "longer pairs: discard (the reference) or truncate");
-    c.bind("gradient_shards", gradient_shards, "gradient shards per global batch: a power of two, or 0 = one per rank");
-    c.bind("learning_rate", learning_rate, "base of the schedule base * d^-0.5 * min(step/warmup, 1) * max(step, warmup)^-0.5");
-    c.bind("warmup_steps", warmup_steps, "warm-up steps of the inverse-square-root schedule");
-    c.bind("adam_beta1", adam_beta1, "Adam beta1");
-    c.bind("adam_beta2", adam_beta2, "Adam beta2");
-    c.bind("adam_epsilon", adam_epsilon, "Adam epsilon (MLPerf v0.7 fixes it at 1e-9)");
-    c.bind("label_smoothing", label_smoothing, "label smoothing of the cross-entropy");
-    c.bind("beam_size", beam_size, "beam width of evaluation decoding");
-    c.bind("length_penalty_alpha", length_penalty_alpha, "alpha of the length penalty ((5 + length) / 6)^alpha");
-    c.bind("extra_decode_length", extra_decode_length, "decoding stops at the batch's longest source + this");
-    c.bind("eval_batch_size", eval_batch_size, "sentences per beam-search batch, per rank");
-    c.bind("eval_sentences", eval_sentences, "test sentences scored (0 = all)");
-    c.bind("bench_sentence_length", bench_sentence_length, "bench: tokens per random sentence");
-    c.bind("precision", precision, "fp32, or amp (fp16 autocast + loss scaling on CUDA, bf16 autocast on CPU)");
-    c.bind("device", device, "auto (a GPU per rank when there is one), cpu or cuda");
-    c.bind("target_bleu", target_bleu, "uncased BLEU (0..100) at which the run has converged");
+           "embedding rows; 0 = the data's vocabulary (33708 for MLPerf's); never below the data's", at_least(0));
+    c.bind("layers", layers, "encoder layers, and as many decoder layers", at_least(1));
+    c.bind("model_size", model_size, "d_model", at_least(2));
+    c.bind("feed_forward_size", feed_forward_size, "inner size of the feed-forward sublayers", at_least(1));
+    c.bind("heads", heads, "attention heads (model_size must be a multiple)", at_least(1));
+    const Bounds dropout = in_range(0.0, 1.0, Ends::kOpenHigh);
+    c.bind("residual_dropout", residual_dropout, "dropout after each sublayer and on the embeddings", dropout);
+    c.bind("attention_dropout", attention_dropout, "dropout on attention weights", dropout);
+    c.bind("relu_dropout", relu_dropout, "dropout after the feed-forward ReLU", dropout);
+    c.bind("global_batch_size", global_batch_size,
+           "tokens per global batch (per side, padding included), all ranks; above max_length", at_least(1));
+    c.bind("max_length", max_length, "longest pair kept, in subword tokens with EOS (logged as max_sequence_length)",
+           at_least(2));
+    c.bind("gradient_shards", gradient_shards, "gradient shards per global batch: a power of two, or 0 = one per rank",
+           at_least(0));
+    c.bind("learning_rate", learning_rate,
+           "base of the schedule base * d^-0.5 * min(step/warmup, 1) * max(step, warmup)^-0.5", above(0.0));
+    c.bind("warmup_steps", warmup_steps, "warm-up steps of the inverse-square-root schedule", at_least(0));
+    AdamSettings::bind(c);
+    LabelSmoothingSettings::bind(c);
+    TranslationEvalSettings::bind(c);
+    c.bind("extra_decode_length", extra_decode_length, "decoding stops at the batch's longest source + this",
+           at_least(0));
+    c.bind("bench_sentence_length", bench_sentence_length, "bench: tokens per random sentence", at_least(2));
+    ComputeSettings::bind(c);
   }
 
   void validate() const {
-    if (data_source != "wmt" && data_source != "synthetic")
-      throw UserError("key 'data_source' is '" + data_source + "'; expected wmt or synthetic");
-    if (data_source == "wmt" && data_path.empty())
-      throw UserError("key 'data_path' is empty; data_source wmt reads its folder from there "
-                      "(--set data_path=/path/to/wmt, or prepare one with `mlharness prepare`)");
-    synthetic.validate();
-    if (synthetic_vocabulary_size < 100) throw UserError("key 'synthetic_vocabulary_size' must be >= 100");
-    if (vocabulary_size < 0) throw UserError("key 'vocabulary_size' must be >= 0 (0 = the data's)");
-    if (layers < 1 || model_size < 2 || feed_forward_size < 1 || heads < 1)
-      throw UserError("keys 'layers', 'model_size' (>= 2), 'feed_forward_size' and 'heads' must be positive");
+    TranslationDataSettings::validate();
     if (model_size % heads != 0)
       throw UserError("key 'model_size' (" + std::to_string(model_size) + ") must be a multiple of 'heads' (" +
                       std::to_string(heads) + ")");
-    for (double p : {residual_dropout, attention_dropout, relu_dropout})
-      if (p < 0 || p >= 1) throw UserError("dropout keys must be in [0, 1)");
-    if (max_length < 2) throw UserError("key 'max_length' must be >= 2");
     if (global_batch_size <= max_length)
       throw UserError("key 'global_batch_size' (" + std::to_string(global_batch_size) +
                       " tokens) must exceed 'max_length' (" + std::to_string(max_length) + ")");
-    wmt::parse_length_policy(length_policy, "length_policy");
-    if (learning_rate <= 0 || warmup_steps < 0) throw UserError("keys 'learning_rate' > 0 and 'warmup_steps' >= 0");
-    if (adam_beta1 < 0 || adam_beta1 >= 1 || adam_beta2 < 0 || adam_beta2 >= 1 || adam_epsilon <= 0)
-      throw UserError("keys 'adam_beta1' and 'adam_beta2' in [0, 1), 'adam_epsilon' > 0");
-    if (label_smoothing < 0 || label_smoothing >= 1) throw UserError("key 'label_smoothing' must be in [0, 1)");
-    if (beam_size < 1 || eval_batch_size < 1 || extra_decode_length < 0 || eval_sentences < 0)
-      throw UserError("keys 'beam_size', 'eval_batch_size' >= 1; 'extra_decode_length', 'eval_sentences' >= 0");
-    if (bench_sentence_length < 2) throw UserError("key 'bench_sentence_length' must be >= 2");
-    parse_precision(precision, "key 'precision'");
-    if (!(target_bleu > 0 && target_bleu < 100)) throw UserError("key 'target_bleu' must be in (0, 100)");
   }
 
   TransformerOptions model_options(int64_t vocabulary) const {
@@ -237,31 +207,33 @@ class TransformerWorkload final : public Workload {
 
   void prepare_data(const World& world, const std::string& data_root) override {
     const TransformerSettings& s = settings_;
-    if (s.data_source == "wmt") {
-      folder_ = s.data_path;
-      return;
-    }
     wmt::PrepareOptions options;
     options.vocabulary_size = s.synthetic_vocabulary_size;
-    folder_ = s.synthetic.prepare(world, data_root, "v" + std::to_string(s.synthetic_vocabulary_size), options);
+    folder_ = s.folder(world, data_root, "v" + std::to_string(s.synthetic_vocabulary_size), options);
   }
 
   std::vector<std::string> data_files() const override {
     return regular_files_in(folder_);
   }
 
+  bool bind_prepare_options(ConfigMap& options) override {
+    prepare_.bind(options);
+    return true;
+  }
+  std::string prepare() override { return prepare_.run("transformer"); }
+
   WorkloadInfo init(const RunContext& context) override {
     world_ = &context.world;
     seed_ = context.seed;
     device_ = rank_device(*world_, settings_.device);
-    precision_ = parse_precision(settings_.precision, "key 'precision'");
+    precision_ = settings_.precision;
     load_data();
 
     gradient_shards_ = resolve_gradient_shards(settings_.gradient_shards, world_->size(), "gradient_shards");
     wmt::TokenBatchOptions batching;
     batching.max_tokens_per_batch = settings_.global_batch_size;
     batching.max_length = settings_.max_length;
-    batching.policy = wmt::parse_length_policy(settings_.length_policy, "length_policy");
+    batching.policy = settings_.length_policy;
     batcher_ = std::make_unique<wmt::TokenBatcher>(train_pairs_, batching);
     steps_per_epoch_ = static_cast<int64_t>(batcher_->epoch_batches(seed_, 1).size());
 
@@ -355,19 +327,16 @@ class TransformerWorkload final : public Workload {
 
   void log_hyperparameters(MLLogger& log) const {
     const TransformerSettings& s = settings_;
-    log.event(keys::kOptName, "adam");
-    log.event(keys::kOptBaseLearningRate, s.learning_rate);
+    s.log_adam(log, s.learning_rate);
     log.event(keys::kOptLearningRateWarmupSteps, s.warmup_steps);
-    log.event(keys::kOptAdamBeta1, s.adam_beta1);
-    log.event(keys::kOptAdamBeta2, s.adam_beta2);
-    log.event(keys::kOptAdamEpsilon, s.adam_epsilon);
-    log.event(keys::kMaxSequenceLength, s.max_length, {{keys::kMetaMethod, s.length_policy}});
-    log.event("label_smoothing", s.label_smoothing);
+    log.event(keys::kMaxSequenceLength, s.max_length, {{keys::kMetaMethod, wmt::length_policy_name(s.length_policy)}});
+    s.log_label_smoothing(log);
     log.event(keys::kEvalTarget, s.target_bleu / 100.0);
   }
 
   TransformerSettings settings_;
   fs::path folder_;
+  TranslationPrepare prepare_{wmt::TranslationFormat::kTransformer};
   const World* world_ = nullptr;
   uint64_t seed_ = 0;
   torch::Device device_{torch::kCPU};
@@ -397,7 +366,7 @@ std::unique_ptr<BenchStep> TransformerWorkload::make_bench_step(const BenchSpec&
   const int64_t length = s.bench_sentence_length;
   // The data's vocabulary is not read for a bench: the synthetic one's size, else MLPerf's.
   const int64_t vocabulary = s.vocabulary_size > 0          ? s.vocabulary_size
-                             : s.data_source == "synthetic" ? s.synthetic_vocabulary_size
+                             : s.data_source == TranslationDataSettings::Source::kSynthetic ? s.synthetic_vocabulary_size
                                                             : kReferenceVocabularySize;
   const int64_t rows = inference ? spec.batch_size : spec.batch_size / length;
   if (rows < 1)
