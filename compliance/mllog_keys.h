@@ -50,6 +50,32 @@ inline constexpr const char* kOptLearningRateDecayInterval = "opt_learning_rate_
 inline constexpr const char* kOptLearningRateDecaySteps = "opt_learning_rate_decay_steps";
 inline constexpr const char* kOptLearningRateRemainSteps = "opt_learning_rate_remain_steps";
 
+// ResNet's optimizers (mlperf_logging: LARS_OPT_*, MODEL_BN_SPAN; the sgd_opt_* keys of the
+// closed_resnet_sgd rules, which constants.py does not name).
+inline constexpr const char* kSgdOptBaseLearningRate = "sgd_opt_base_learning_rate";
+inline constexpr const char* kSgdOptEndLearningRate = "sgd_opt_end_learning_rate";
+inline constexpr const char* kSgdOptLearningRateDecayPolyPower = "sgd_opt_learning_rate_decay_poly_power";
+inline constexpr const char* kSgdOptLearningRateDecaySteps = "sgd_opt_learning_rate_decay_steps";
+inline constexpr const char* kSgdOptMomentum = "sgd_opt_momentum";
+inline constexpr const char* kSgdOptWeightDecay = "sgd_opt_weight_decay";
+inline constexpr const char* kLarsEpsilon = "lars_epsilon";
+inline constexpr const char* kLarsOptBaseLearningRate = "lars_opt_base_learning_rate";
+inline constexpr const char* kLarsOptEndLearningRate = "lars_opt_end_learning_rate";
+inline constexpr const char* kLarsOptLearningRateDecayPolyPower = "lars_opt_learning_rate_decay_poly_power";
+inline constexpr const char* kLarsOptLearningRateDecaySteps = "lars_opt_learning_rate_decay_steps";
+inline constexpr const char* kLarsOptLearningRateWarmupEpochs = "lars_opt_learning_rate_warmup_epochs";
+inline constexpr const char* kLarsOptMomentum = "lars_opt_momentum";
+inline constexpr const char* kLarsOptWeightDecay = "lars_opt_weight_decay";
+inline constexpr const char* kModelBnSpan = "model_bn_span";
+
+// Hyperparameters the reference implementations log under keys constants.py does not name (no rule
+// checks them; mlperf_logging's own gradient clip key, unused here, is opt_gradient_clip_norm).
+inline constexpr const char* kLabelSmoothing = "label_smoothing";
+inline constexpr const char* kGradientClipNorm = "gradient_clip_norm";
+inline constexpr const char* kBeamSize = "beam_size";
+inline constexpr const char* kLengthPenaltyAlpha = "length_penalty_alpha";
+inline constexpr const char* kCoveragePenaltyBeta = "coverage_penalty_beta";
+
 // NCF (names from the v0.5 NCF tag set, kept as mlharness's NCF hyperparameter keys).
 inline constexpr const char* kPreprocHpMinRatings = "preproc_hp_min_ratings";
 inline constexpr const char* kPreprocHpNumEval = "preproc_hp_num_eval";
@@ -78,6 +104,11 @@ inline constexpr const char* kMetaEpochCount = "epoch_count";
 inline constexpr const char* kMetaStatus = "status";
 inline constexpr const char* kMetaMethod = "method";
 inline constexpr const char* kMetaSamplesCount = "samples_count";
+
+// opt_name values.
+inline constexpr const char* kAdam = "adam";
+inline constexpr const char* kLars = "lars";
+inline constexpr const char* kSgd = "sgd";
 
 // run_stop statuses.
 inline constexpr const char* kStatusSuccess = "success";

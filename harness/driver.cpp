@@ -9,7 +9,6 @@
 #include <ctime>
 #include <filesystem>
 #include <random>
-#include <set>
 
 #include "compliance/mllog_keys.h"
 #include "compliance/user_error.h"
@@ -26,14 +25,6 @@ std::string utc_now() {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return text;
-}
-
-void check_one_of(const std::string& key, const std::string& value,
-                  const std::set<std::string>& allowed) {
-  if (allowed.count(value)) return;
-  std::string list;
-  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-  throw UserError("key '" + key + "' is '" + value + "'; expected one of " + list);
 }
 
 // Asks the kernel to drop the files' cached pages (MLPerf: data starts on durable storage, not in
@@ -66,31 +57,29 @@ void EngineSettings::bind(ConfigMap& config) {
               "evaluate after exactly these epochs, strictly increasing (SSD v0.7: [40, 50, 55, 60, 65, 70, 75, "
               "80]); empty: every eval_every_epochs. max_epochs always ends with an evaluation");
   config.bind("throughput_warmup_steps", throughput_warmup_steps,
-              "training steps left out of the steady-state throughput");
+              "training steps left out of the steady-state throughput", at_least(0));
   config.bind("blas_threads", blas_threads,
               "threads of the BLAS library's own pool (0: one per core); 1 keeps results independent "
-              "of the rank count");
+              "of the rank count",
+              at_least(0));
   config.bind("intra_op_threads", intra_op_threads,
               "LibTorch's intra-op threads per rank (0: one per core of the rank's share); 1 suits "
-              "models whose matrices are too small to split");
+              "models whose matrices are too small to split",
+              at_least(0));
   config.bind("openmp_spin_count", openmp_spin_count,
               "GOMP_SPINCOUNT of the OpenMP threads (-1: libgomp's default); small values stop idle "
-              "threads from spinning on cores the BLAS threads need");
+              "threads from spinning on cores the BLAS threads need",
+              at_least(-1));
   config.bind("submission_org", submission_org, "MLPerf submission_org");
-  config.bind("submission_division", submission_division, "MLPerf submission_division: closed or open");
-  config.bind("submission_status", submission_status,
-              "MLPerf submission_status: cloud, onprem, preview or research");
+  config.bind("submission_division", submission_division, "MLPerf submission_division",
+              one_of({"closed", "open"}));
+  config.bind("submission_status", submission_status, "MLPerf submission_status",
+              one_of({"cloud", "onprem", "preview", "research"}));
 }
 
 void EngineSettings::validate() const {
   eval_schedule();
-  if (throughput_warmup_steps < 0) throw UserError("key 'throughput_warmup_steps' must be >= 0");
-  if (blas_threads < 0) throw UserError("key 'blas_threads' must be >= 0");
-  if (intra_op_threads < 0) throw UserError("key 'intra_op_threads' must be >= 0");
-  if (openmp_spin_count < -1) throw UserError("key 'openmp_spin_count' must be >= 0, or -1 for libgomp's default");
   if (submission_org.empty()) throw UserError("key 'submission_org' must not be empty");
-  check_one_of("submission_division", submission_division, {"closed", "open"});
-  check_one_of("submission_status", submission_status, {"cloud", "onprem", "preview", "research"});
 }
 
 EvalSchedule EngineSettings::eval_schedule() const {

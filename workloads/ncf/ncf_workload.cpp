@@ -16,6 +16,7 @@
 #include "datasets/sharded_sampler.h"
 #include "harness/bench.h"
 #include "harness/fused_adam.h"
+#include "harness/setting_groups.h"
 #include "harness/train_step.h"
 #include "harness/workload.h"
 #include "workloads/ncf/neumf.h"
@@ -30,8 +31,10 @@ namespace fs = std::filesystem;
 constexpr int64_t kMl20mUsers = 138493;
 constexpr int64_t kMl20mItems = 26744;
 
-struct NcfSettings {
-  std::string data_source = "movielens";  // movielens | synthetic
+struct NcfSettings : AdamSettings {
+  enum class DataSource { kMovieLens, kSynthetic };
+
+  DataSource data_source = DataSource::kMovieLens;
   std::string data_path;                  // ml-20m folder or ratings file
   int64_t synthetic_users = 6000;
   int64_t synthetic_items = 2000;
@@ -47,50 +50,40 @@ struct NcfSettings {
   int64_t global_batch_size = 2048;
   int64_t gradient_shards = 1;
   double learning_rate = 5e-4;
-  double adam_beta1 = 0.9;
-  double adam_beta2 = 0.999;
-  double adam_epsilon = 1e-8;
   double target_hit_rate = 0.635;
 
+  NcfSettings() : AdamSettings(0.9, 0.999, 1e-8) {}
+
   void bind(ConfigMap& c) {
-    c.bind("data_source", data_source, "movielens (read data_path) or synthetic (generated)");
+    c.bind_choice("data_source", data_source, "movielens (read data_path) or synthetic (generated)",
+                  Choices<DataSource>{{"movielens", DataSource::kMovieLens}, {"synthetic", DataSource::kSynthetic}});
     c.bind("data_path", data_path, "MovieLens folder or ratings.csv / ratings.dat (data_source movielens)");
-    c.bind("synthetic_users", synthetic_users, "users in the generated dataset");
-    c.bind("synthetic_items", synthetic_items, "items in the generated dataset");
-    c.bind("synthetic_factors", synthetic_factors, "latent factors of the generating model");
-    c.bind("synthetic_mean_ratings_per_user", synthetic_mean_ratings_per_user, "mean ratings per user");
+    c.bind("synthetic_users", synthetic_users, "users in the generated dataset", at_least(1));
+    c.bind("synthetic_items", synthetic_items, "items in the generated dataset", at_least(1));
+    c.bind("synthetic_factors", synthetic_factors, "latent factors of the generating model", at_least(1));
+    c.bind("synthetic_mean_ratings_per_user", synthetic_mean_ratings_per_user, "mean ratings per user", at_least(1));
     c.bind("synthetic_data_seed", synthetic_data_seed, "seed of the generated dataset (not the run seed)");
     c.bind("min_ratings", min_ratings, "users with fewer ratings are dropped (reference: 20)");
-    c.bind("mf_dim", mf_dim, "GMF embedding size");
-    c.bind("mlp_layer_sizes", mlp_layer_sizes, "MLP layer sizes; the first is twice the MLP embedding");
-    c.bind("train_negatives", train_negatives, "negatives drawn per positive each epoch");
-    c.bind("eval_negatives", eval_negatives, "negatives per user for HR@K (MLPerf: 999)");
-    c.bind("top_k", top_k, "K of HR@K");
-    c.bind("global_batch_size", global_batch_size, "training samples per step over all ranks");
+    c.bind("mf_dim", mf_dim, "GMF embedding size", at_least(1));
+    c.bind("mlp_layer_sizes", mlp_layer_sizes, "MLP layer sizes; the first is twice the MLP embedding", at_least(1));
+    c.bind("train_negatives", train_negatives, "negatives drawn per positive each epoch", at_least(1));
+    c.bind("eval_negatives", eval_negatives, "negatives per user for HR@K (MLPerf: 999)", at_least(1));
+    c.bind("top_k", top_k, "K of HR@K", at_least(1));
+    c.bind("global_batch_size", global_batch_size, "training samples per step over all ranks", at_least(1));
     c.bind("gradient_shards", gradient_shards,
            "the global batch's gradient is summed over this many shards in a fixed order (a power of "
-           "two): any rank count dividing it trains alike, bitwise on 1 or 2 CPU ranks; 0 = one per rank");
-    c.bind("learning_rate", learning_rate, "Adam learning rate");
-    c.bind("adam_beta1", adam_beta1, "Adam beta1");
-    c.bind("adam_beta2", adam_beta2, "Adam beta2");
-    c.bind("adam_epsilon", adam_epsilon, "Adam epsilon");
-    c.bind("target_hit_rate", target_hit_rate, "HR@K at which the run has converged");
+           "two): any rank count dividing it trains alike, bitwise on 1 or 2 CPU ranks; 0 = one per rank",
+           at_least(0));
+    c.bind("learning_rate", learning_rate, "Adam learning rate", above(0.0));
+    AdamSettings::bind(c);
+    c.bind("target_hit_rate", target_hit_rate, "HR@K at which the run has converged", in_range(0.0, 1.0, Ends::kOpenLow));
   }
 
   void validate() const {
-    if (data_source != "movielens" && data_source != "synthetic")
-      throw UserError("key 'data_source' is '" + data_source + "'; expected movielens or synthetic");
-    if (data_source == "movielens" && data_path.empty())
+    if (data_source == DataSource::kMovieLens && data_path.empty())
       throw UserError("key 'data_path' must name a MovieLens folder or ratings file (--set data_path=DIR)");
-    if (global_batch_size < 1) throw UserError("key 'global_batch_size' must be positive");
-    if (train_negatives < 1) throw UserError("key 'train_negatives' must be positive");
-    if (eval_negatives < 1) throw UserError("key 'eval_negatives' must be positive");
-    if (top_k < 1) throw UserError("key 'top_k' must be positive");
     if (gradient_shards > global_batch_size)
       throw UserError("key 'gradient_shards' must not exceed global_batch_size");
-    if (learning_rate <= 0) throw UserError("key 'learning_rate' must be positive");
-    if (!(target_hit_rate > 0 && target_hit_rate <= 1))
-      throw UserError("key 'target_hit_rate' must be in (0, 1]");
   }
 
   movielens::SyntheticRatingsSpec synthetic_spec() const {
@@ -180,7 +173,7 @@ class NcfWorkload final : public Workload {
   void validate_settings() const override { settings_.validate(); }
 
   void prepare_data(const World& world, const std::string& data_root) override {
-    if (settings_.data_source != "synthetic") {
+    if (settings_.data_source == NcfSettings::DataSource::kMovieLens) {
       data_path_ = settings_.data_path;
       return;
     }
@@ -226,11 +219,7 @@ class NcfWorkload final : public Workload {
                     .mlp_layer_sizes(settings_.mlp_layer_sizes));
     trainer_ = std::make_unique<NcfTrainer>(model, settings_, *world_);
 
-    log.event(keys::kOptName, "adam");
-    log.event(keys::kOptBaseLearningRate, settings_.learning_rate);
-    log.event(keys::kOptAdamBeta1, settings_.adam_beta1);
-    log.event(keys::kOptAdamBeta2, settings_.adam_beta2);
-    log.event(keys::kOptAdamEpsilon, settings_.adam_epsilon);
+    settings_.log_adam(log, settings_.learning_rate);
     log.event(keys::kPreprocHpMinRatings, settings_.min_ratings);
     log.event(keys::kPreprocHpNumEval, settings_.eval_negatives);
     log.event(keys::kPreprocHpSampleEvalReplacement, true);

@@ -17,9 +17,11 @@
 #include "harness/bench.h"
 #include "harness/device.h"
 #include "harness/lars.h"
+#include "harness/setting_groups.h"
 #include "harness/train_step.h"
 #include "harness/workload.h"
 #include "workloads/common/resnet.h"
+#include "workloads/common/setting_groups.h"
 #include "workloads/resnet/image_source.h"
 
 namespace mlh::resnet {
@@ -28,8 +30,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct ResNetSettings {
-  std::string data_source = "imagenet";
+struct ResNetSettings : ComputeSettings, LabelSmoothingSettings {
+  enum class DataSource { kImageNet, kSyntheticImageNet, kFashionMnist };
+  enum class OptimizerKind { kSgd, kLars };
+
+  DataSource data_source = DataSource::kImageNet;
   std::string data_path;
   std::string class_index_file = imagenet::kClassIndexFileName;
   std::string train_split = "train";
@@ -38,7 +43,7 @@ struct ResNetSettings {
   int64_t eval_resize = 256;
   int64_t loader_threads = 0;
   int64_t prefetch_batches = 3;
-  std::string on_bad_image = "fail";
+  imagenet::BadImagePolicy on_bad_image = imagenet::BadImagePolicy::kFail;
   int64_t synthetic_classes = 10;
   int64_t synthetic_train_images_per_class = 64;
   int64_t synthetic_val_images_per_class = 16;
@@ -56,7 +61,7 @@ struct ResNetSettings {
   int64_t global_batch_size = 256;
   int64_t gradient_shards = 1;
   int64_t eval_batch_size = 250;
-  std::string optimizer = "sgd";
+  OptimizerKind optimizer = OptimizerKind::kSgd;
   double base_learning_rate = 0.1;
   double end_learning_rate = 0.0001;
   double warmup_epochs = 1;
@@ -66,87 +71,74 @@ struct ResNetSettings {
   double weight_decay = 5e-5;
   double lars_eta = 0.001;
   double lars_epsilon = 0.0;
-  double label_smoothing = 0.1;
-  std::string precision = "fp32";
   bool channels_last = false;
-  std::string device = "auto";
   double target_top1 = 0.759;
 
   void bind(ConfigMap& c) {
-    c.bind("data_source", data_source,
-           "imagenet (folder data_path), synthetic_imagenet (generated under --data-dir), fashion_mnist (IDX files)");
+    c.bind_choice("data_source", data_source,
+                  "imagenet (folder data_path), synthetic_imagenet (generated under --data-dir), fashion_mnist (IDX files)",
+                  Choices<DataSource>{{"imagenet", DataSource::kImageNet},
+                                      {"synthetic_imagenet", DataSource::kSyntheticImageNet},
+                                      {"fashion_mnist", DataSource::kFashionMnist}});
     c.bind("data_path", data_path, "dataset folder: <wnid>/*.JPEG under train/ and val/, or the IDX files");
     c.bind("class_index_file", class_index_file, "class list in label order, relative to data_path (wnid first per line)");
     c.bind("train_split", train_split, "training split folder under data_path");
     c.bind("eval_split", eval_split, "evaluation split folder under data_path");
-    c.bind("image_size", image_size, "JPEG sources: side of the square crops the model sees");
+    c.bind("image_size", image_size, "JPEG sources: side of the square crops the model sees", at_least(16));
     c.bind("eval_resize", eval_resize, "JPEG sources: eval images are resized to this short side, then centre-cropped");
-    c.bind("loader_threads", loader_threads, "JPEG sources: decode threads per rank (0 = the rank's cores)");
-    c.bind("prefetch_batches", prefetch_batches, "JPEG sources: batches decoded ahead of the model");
-    c.bind("on_bad_image", on_bad_image, "a corrupt or truncated image: fail (exit 2, naming it) or skip (count it)");
-    c.bind("synthetic_classes", synthetic_classes, "synthetic_imagenet: classes");
-    c.bind("synthetic_train_images_per_class", synthetic_train_images_per_class, "synthetic_imagenet: train images per class");
-    c.bind("synthetic_val_images_per_class", synthetic_val_images_per_class, "synthetic_imagenet: val images per class");
-    c.bind("synthetic_min_side", synthetic_min_side, "synthetic_imagenet: smallest image side, pixels");
+    c.bind("loader_threads", loader_threads, "JPEG sources: decode threads per rank (0 = the rank's cores)", at_least(0));
+    c.bind("prefetch_batches", prefetch_batches, "JPEG sources: batches decoded ahead of the model", at_least(1));
+    c.bind_choice("on_bad_image", on_bad_image, "a corrupt or truncated image: fail (exit 2, naming it) or skip (count it)",
+                  Choices<imagenet::BadImagePolicy>{{"fail", imagenet::BadImagePolicy::kFail},
+                                                    {"skip", imagenet::BadImagePolicy::kSkip}});
+    c.bind("synthetic_classes", synthetic_classes, "synthetic_imagenet: classes", at_least(2));
+    c.bind("synthetic_train_images_per_class", synthetic_train_images_per_class, "synthetic_imagenet: train images per class",
+           at_least(1));
+    c.bind("synthetic_val_images_per_class", synthetic_val_images_per_class, "synthetic_imagenet: val images per class",
+           at_least(1));
+    c.bind("synthetic_min_side", synthetic_min_side, "synthetic_imagenet: smallest image side, pixels", at_least(16));
     c.bind("synthetic_max_side", synthetic_max_side, "synthetic_imagenet: largest image side, pixels");
     c.bind("synthetic_data_seed", synthetic_data_seed, "synthetic_imagenet: seed of the generated images (not the run seed)");
     c.bind("depth", depth, "ResNet depth: 18, 34, 50, 101 or 152");
-    c.bind("width", width, "channel width multiplier (1.0 = ResNet-50)");
-    c.bind("num_classes", num_classes, "classifier outputs (1000, or 1001 with class 0 as background)");
+    c.bind("width", width, "channel width multiplier (1.0 = ResNet-50)", above(0.0));
+    c.bind("num_classes", num_classes, "classifier outputs (1000, or 1001 with class 0 as background)", at_least(1));
     c.bind("small_input", small_input, "3x3 stride-1 stem without max-pool, for 28x28 images");
     c.bind("pixel_mean", pixel_mean, "IDX sources: mean subtracted from pixels in [0,1]");
-    c.bind("pixel_std", pixel_std, "IDX sources: pixels are divided by this after the mean");
-    c.bind("random_crop_padding", random_crop_padding, "IDX sources: pad by this many pixels, crop back");
+    c.bind("pixel_std", pixel_std, "IDX sources: pixels are divided by this after the mean", above(0.0));
+    c.bind("random_crop_padding", random_crop_padding, "IDX sources: pad by this many pixels, crop back", at_least(0));
     c.bind("random_flip", random_flip, "training images flipped left-right with probability 1/2");
-    c.bind("global_batch_size", global_batch_size, "training images per step over all ranks");
-    c.bind("gradient_shards", gradient_shards, "gradient shards per global batch: a power of two, or 0 = one per rank");
-    c.bind("eval_batch_size", eval_batch_size, "evaluation images per forward pass, per rank");
-    c.bind("optimizer", optimizer, "sgd (momentum) or lars");
-    c.bind("base_learning_rate", base_learning_rate, "learning rate after warm-up");
+    c.bind("global_batch_size", global_batch_size, "training images per step over all ranks", at_least(1));
+    c.bind("gradient_shards", gradient_shards, "gradient shards per global batch: a power of two, or 0 = one per rank",
+           at_least(0));
+    c.bind("eval_batch_size", eval_batch_size, "evaluation images per forward pass, per rank", at_least(1));
+    c.bind_choice("optimizer", optimizer, "sgd (momentum) or lars",
+                  Choices<OptimizerKind>{{keys::kSgd, OptimizerKind::kSgd}, {keys::kLars, OptimizerKind::kLars}});
+    c.bind("base_learning_rate", base_learning_rate, "learning rate after warm-up", above(0.0));
     c.bind("end_learning_rate", end_learning_rate, "learning rate at the end of the decay");
-    c.bind("warmup_epochs", warmup_epochs, "linear warm-up from 0, in epochs");
-    c.bind("decay_epochs", decay_epochs, "polynomial decay length after warm-up, in epochs");
+    c.bind("warmup_epochs", warmup_epochs, "linear warm-up from 0, in epochs", at_least(0.0));
+    c.bind("decay_epochs", decay_epochs, "polynomial decay length after warm-up, in epochs", above(0.0));
     c.bind("poly_power", poly_power, "power of the polynomial decay");
-    c.bind("momentum", momentum, "momentum");
-    c.bind("weight_decay", weight_decay, "L2 on every parameter but batch norm's");
-    c.bind("lars_eta", lars_eta, "lars: trust coefficient");
-    c.bind("lars_epsilon", lars_epsilon, "lars: epsilon of the trust ratio");
-    c.bind("label_smoothing", label_smoothing, "label smoothing of the cross-entropy");
-    c.bind("precision", precision, "fp32, or amp (fp16 autocast + loss scaling on CUDA, bf16 autocast on CPU)");
+    c.bind("momentum", momentum, "momentum", at_least(0.0));
+    c.bind("weight_decay", weight_decay, "L2 on every parameter but batch norm's", at_least(0.0));
+    c.bind("lars_eta", lars_eta, "lars: trust coefficient", above(0.0));
+    c.bind("lars_epsilon", lars_epsilon, "lars: epsilon of the trust ratio", at_least(0.0));
+    LabelSmoothingSettings::bind(c);
+    ComputeSettings::bind(c);
     c.bind("channels_last", channels_last, "NHWC memory format for weights and activations");
-    c.bind("device", device, "auto (a GPU per rank when there is one), cpu or cuda");
-    c.bind("target_top1", target_top1, "top-1 accuracy at which the run has converged");
+    c.bind("target_top1", target_top1, "top-1 accuracy at which the run has converged", in_range(0.0, 1.0, Ends::kOpenLow));
   }
 
-  bool jpeg_source() const { return data_source != "fashion_mnist"; }
+  bool jpeg_source() const { return data_source != DataSource::kFashionMnist; }
 
   void validate() const {
-    if (data_source != "imagenet" && data_source != "synthetic_imagenet" && data_source != "fashion_mnist")
-      throw UserError("key 'data_source' is '" + data_source + "'; expected imagenet, synthetic_imagenet or fashion_mnist");
-    if (data_source != "synthetic_imagenet" && data_path.empty())
-      throw UserError("key 'data_path' is empty; data_source " + data_source +
+    if (data_source != DataSource::kSyntheticImageNet && data_path.empty())
+      throw UserError(std::string("key 'data_path' is empty; data_source ") +
+                      (jpeg_source() ? "imagenet" : "fashion_mnist") +
                       " reads its files from there (--set data_path=/path/to/" +
-                      (data_source == "imagenet" ? "imagenet" : "fashion-mnist") + ")");
-    if (global_batch_size < 1) throw UserError("key 'global_batch_size' must be positive");
-    if (eval_batch_size < 1) throw UserError("key 'eval_batch_size' must be positive");
-    if (optimizer != "sgd" && optimizer != "lars")
-      throw UserError("key 'optimizer' is '" + optimizer + "'; expected sgd or lars");
-    if (base_learning_rate <= 0) throw UserError("key 'base_learning_rate' must be positive");
-    if (warmup_epochs < 0 || decay_epochs <= 0) throw UserError("keys 'warmup_epochs' >= 0 and 'decay_epochs' > 0");
-    if (weight_decay < 0 || momentum < 0) throw UserError("keys 'weight_decay' and 'momentum' must be >= 0");
-    if (lars_eta <= 0 || lars_epsilon < 0) throw UserError("keys 'lars_eta' > 0 and 'lars_epsilon' >= 0");
-    if (pixel_std <= 0) throw UserError("key 'pixel_std' must be positive");
-    if (random_crop_padding < 0) throw UserError("key 'random_crop_padding' must be >= 0");
-    if (image_size < 16 || eval_resize < image_size)
-      throw UserError("keys 'image_size' >= 16 and 'eval_resize' >= image_size");
-    if (loader_threads < 0 || prefetch_batches < 1)
-      throw UserError("keys 'loader_threads' >= 0 and 'prefetch_batches' >= 1");
-    imagenet::parse_bad_image_policy(on_bad_image);
-    parse_precision(precision, "key 'precision'");
-    if (synthetic_classes < 2 || synthetic_train_images_per_class < 1 || synthetic_val_images_per_class < 1 ||
-        synthetic_min_side < 16 || synthetic_max_side < synthetic_min_side)
-      throw UserError("synthetic_imagenet keys: classes >= 2, images per class >= 1, 16 <= min_side <= max_side");
-    if (!(target_top1 > 0 && target_top1 <= 1)) throw UserError("key 'target_top1' must be in (0, 1]");
+                      (jpeg_source() ? "imagenet" : "fashion-mnist") + ")");
+    if (eval_resize < image_size) throw UserError("key 'eval_resize' must be >= image_size");
+    if (synthetic_max_side < synthetic_min_side)
+      throw UserError("key 'synthetic_max_side' must be >= synthetic_min_side");
   }
 
   imagenet::SyntheticImageNetSpec synthetic_spec() const {
@@ -188,9 +180,37 @@ std::vector<ParameterGroup> parameter_groups(common::ResNet& model, double weigh
   return {weights, biases, batch_norm};
 }
 
+// The keys of the optimizer's hyperparameters in the reference logs (closed_resnet_{sgd,lars}.yaml).
+struct OptimizerKeys {
+  const char* name;
+  const char* base_learning_rate;
+  const char* end_learning_rate;
+  const char* decay_poly_power;
+  const char* decay_steps;
+  const char* weight_decay;
+  const char* momentum;
+  const char* warmup_epochs;
+};
+constexpr OptimizerKeys kSgdKeys{keys::kSgd,
+                                 keys::kSgdOptBaseLearningRate,
+                                 keys::kSgdOptEndLearningRate,
+                                 keys::kSgdOptLearningRateDecayPolyPower,
+                                 keys::kSgdOptLearningRateDecaySteps,
+                                 keys::kSgdOptWeightDecay,
+                                 keys::kSgdOptMomentum,
+                                 keys::kOptLearningRateWarmupEpochs};
+constexpr OptimizerKeys kLarsKeys{keys::kLars,
+                                  keys::kLarsOptBaseLearningRate,
+                                  keys::kLarsOptEndLearningRate,
+                                  keys::kLarsOptLearningRateDecayPolyPower,
+                                  keys::kLarsOptLearningRateDecaySteps,
+                                  keys::kLarsOptWeightDecay,
+                                  keys::kLarsOptMomentum,
+                                  keys::kLarsOptLearningRateWarmupEpochs};
+
 std::unique_ptr<Optimizer> make_optimizer(common::ResNet& model, const ResNetSettings& s) {
   std::vector<ParameterGroup> groups = parameter_groups(model, s.weight_decay);
-  if (s.optimizer == "lars")
+  if (s.optimizer == ResNetSettings::OptimizerKind::kLars)
     return make_lars(std::move(groups), LarsOptions{s.base_learning_rate, s.momentum, s.lars_eta, s.lars_epsilon});
   return make_sgd(std::move(groups), SgdOptions{s.base_learning_rate, s.momentum});
 }
@@ -246,7 +266,7 @@ class ResNetTrainer {
 
 // The JPEG folder a JPEG data source reads: data_path, or the generated folder under data_root.
 std::string jpeg_root(const ResNetSettings& s, const std::string& data_root) {
-  if (s.data_source == "imagenet") return s.data_path;
+  if (s.data_source == ResNetSettings::DataSource::kImageNet) return s.data_path;
   const auto spec = s.synthetic_spec();
   return (fs::path(data_root) /
           ("imagenet-synthetic-c" + std::to_string(spec.classes) + "-t" + std::to_string(spec.train_images_per_class) +
@@ -257,7 +277,7 @@ std::string jpeg_root(const ResNetSettings& s, const std::string& data_root) {
 
 // Writes the synthetic folder once (rank 0; the others wait at the engine's barrier or ours).
 void generate_synthetic_if_missing(const ResNetSettings& s, const std::string& root, const World& world) {
-  if (s.data_source != "synthetic_imagenet" || !world.is_root()) return;
+  if (s.data_source != ResNetSettings::DataSource::kSyntheticImageNet || !world.is_root()) return;
   const fs::path done = fs::path(root) / ".complete";
   if (fs::exists(done)) return;
   imagenet::write_synthetic_imagenet(root, s.synthetic_spec());
@@ -273,7 +293,7 @@ imagenet::LoaderOptions loader_options(const ResNetSettings& s, const World& wor
   options.train = train;
   options.random_flip = s.random_flip;
   options.seed = seed;
-  options.on_bad_image = imagenet::parse_bad_image_policy(s.on_bad_image);
+  options.on_bad_image = s.on_bad_image;
   return options;
 }
 
@@ -307,7 +327,7 @@ class ResNetWorkload final : public Workload {
     world_ = &context.world;
     seed_ = context.seed;
     device_ = rank_device(*world_, settings_.device);
-    precision_ = parse_precision(settings_.precision, "key 'precision'");
+    precision_ = settings_.precision;
     open_sources();
     gradient_shards_ = resolve_gradient_shards(settings_.gradient_shards, world_->size(), "gradient_shards");
     sampler_ = std::make_unique<ShardedSampler>(train_->size(), settings_.global_batch_size, world_->rank(),
@@ -428,23 +448,19 @@ class ResNetWorkload final : public Workload {
 
   void log_hyperparameters(MLLogger& log) const {
     const ResNetSettings& s = settings_;
-    const bool lars = s.optimizer == "lars";
-    const std::string prefix = lars ? "lars_opt_" : "sgd_opt_";
-    log.event(keys::kOptName, s.optimizer);
-    log.event(prefix + "base_learning_rate", s.base_learning_rate);
-    log.event(prefix + "end_learning_rate", s.end_learning_rate);
-    log.event(prefix + "learning_rate_decay_poly_power", s.poly_power);
-    log.event(prefix + "learning_rate_decay_steps", decay_steps_);
-    log.event(prefix + "weight_decay", s.weight_decay);
-    log.event(prefix + "momentum", s.momentum);
-    if (lars) {
-      log.event("lars_epsilon", s.lars_epsilon);
-      log.event("lars_opt_learning_rate_warmup_epochs", s.warmup_epochs);
-    } else {
-      log.event("opt_learning_rate_warmup_epochs", s.warmup_epochs);
-    }
-    log.event("model_bn_span", s.global_batch_size / gradient_shards_);
-    log.event("label_smoothing", s.label_smoothing);
+    const bool lars = s.optimizer == ResNetSettings::OptimizerKind::kLars;
+    const OptimizerKeys& k = lars ? kLarsKeys : kSgdKeys;
+    log.event(keys::kOptName, k.name);
+    log.event(k.base_learning_rate, s.base_learning_rate);
+    log.event(k.end_learning_rate, s.end_learning_rate);
+    log.event(k.decay_poly_power, s.poly_power);
+    log.event(k.decay_steps, decay_steps_);
+    log.event(k.weight_decay, s.weight_decay);
+    log.event(k.momentum, s.momentum);
+    if (lars) log.event(keys::kLarsEpsilon, s.lars_epsilon);
+    log.event(k.warmup_epochs, s.warmup_epochs);
+    log.event(keys::kModelBnSpan, s.global_batch_size / gradient_shards_);
+    s.log_label_smoothing(log);
     log.event(keys::kEvalTarget, s.target_top1);
   }
 
