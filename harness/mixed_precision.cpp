@@ -55,9 +55,15 @@ void set_autocast_dtype(bool cuda, torch::ScalarType dtype) {
 
 }  // namespace
 
+const std::vector<std::pair<std::string, Precision>>& precision_names() {
+  static const std::vector<std::pair<std::string, Precision>> names = {{"fp32", Precision::kFp32},
+                                                                       {"amp", Precision::kAmp}};
+  return names;
+}
+
 Precision parse_precision(const std::string& name, const std::string& what) {
-  if (name == "fp32") return Precision::kFp32;
-  if (name == "amp") return Precision::kAmp;
+  for (const auto& [known, precision] : precision_names())
+    if (name == known) return precision;
   throw UserError(what + " is '" + name + "'; expected fp32 or amp");
 }
 

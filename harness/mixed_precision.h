@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/types.h>
@@ -15,6 +16,8 @@ namespace mlh {
 
 enum class Precision { kFp32, kAmp };
 
+// The names of the precisions, as configs and flags spell them: fp32, amp.
+const std::vector<std::pair<std::string, Precision>>& precision_names();
 // "fp32" or "amp"; anything else is a UserError naming `what` (a key or flag).
 Precision parse_precision(const std::string& name, const std::string& what = "precision");
 // What the precision means on this device: "fp32", "amp (fp16 autocast + loss scaling)",

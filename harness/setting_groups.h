@@ -13,8 +13,6 @@
 
 namespace mlh {
 
-inline const Choices<Precision> kPrecisionChoices = {{"fp32", Precision::kFp32}, {"amp", Precision::kAmp}};
-
 // Where and in what precision the model computes: precision, device.
 struct ComputeSettings {
   Precision precision = Precision::kFp32;
@@ -22,7 +20,7 @@ struct ComputeSettings {
 
   void bind(ConfigMap& c) {
     c.bind_choice("precision", precision,
-                  "amp: fp16 autocast + loss scaling on CUDA, bf16 autocast on CPU", kPrecisionChoices);
+                  "amp: fp16 autocast + loss scaling on CUDA, bf16 autocast on CPU", precision_names());
     c.bind("device", device, "auto: a GPU per rank when there is one", one_of({"auto", "cpu", "cuda"}));
   }
 };

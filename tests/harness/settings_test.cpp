@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "compliance/user_error.h"
+#include "harness/setting_groups.h"
 #include "harness/settings.h"
 #include "tests/user_error_of.h"
 
@@ -203,6 +204,38 @@ TEST(SettingsBounds, HelpShowsBoundsAndChoices) {
 TEST(SettingsBounds, ChoiceNameOfAValue) {
   const Choices<Optimizer> choices{{"sgd", Optimizer::kSgd}, {"lars", Optimizer::kLars}};
   EXPECT_EQ(choice_name(choices, Optimizer::kLars), "lars");
+}
+
+struct GroupedSettings : ComputeSettings, AdamSettings {
+  GroupedSettings() : AdamSettings(0.9, 0.997, 1e-9) {}
+  void bind(ConfigMap& c) {
+    ComputeSettings::bind(c);
+    AdamSettings::bind(c);
+  }
+};
+
+TEST(SettingGroups, BindTheirKeysUnderTheWorkloadsFieldNames) {
+  ConfigMap config = ConfigMap::from_yaml_text("precision: amp\nadam_beta2: 0.98\n", "cfg.yaml");
+  GroupedSettings s;
+  s.bind(config);
+  config.check_all_bound();
+  EXPECT_EQ(s.precision, Precision::kAmp);
+  EXPECT_EQ(s.device, "auto");
+  EXPECT_DOUBLE_EQ(s.adam_beta1, 0.9);
+  EXPECT_DOUBLE_EQ(s.adam_beta2, 0.98);
+  EXPECT_DOUBLE_EQ(s.adam_options(2.0).epsilon, 1e-9);
+  EXPECT_EQ(config.effective()["precision"], "amp");
+}
+
+TEST(SettingGroups, RejectValuesOutsideTheirChoicesAndBounds) {
+  ConfigMap precision = ConfigMap::from_yaml_text("precision: fp16\n", "cfg.yaml");
+  EXPECT_THAT(user_error_of([&] { GroupedSettings().bind(precision); }),
+              HasSubstr("cfg.yaml:1: key 'precision' is 'fp16'; expected one of fp32, amp"));
+  ConfigMap device = ConfigMap::from_yaml_text("device: tpu\n", "cfg.yaml");
+  EXPECT_THAT(user_error_of([&] { GroupedSettings().bind(device); }), HasSubstr("expected one of auto, cpu, cuda"));
+  ConfigMap beta = ConfigMap::from_yaml_text("adam_beta1: 1.0\n", "cfg.yaml");
+  EXPECT_THAT(user_error_of([&] { GroupedSettings().bind(beta); }),
+              HasSubstr("key 'adam_beta1' is 1; it must be in [0, 1)"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// The generated corpus the translation workloads (Transformer, GNMT) train on when data_source is
-// synthetic: the same keys in both, written once by the root rank under --data-dir, then prepared by
-// the workload's own `mlharness prepare` format so it reaches the real loader.
+// Where the translation workloads (Transformer, GNMT) read their data, with the same keys in both: a
+// data folder, or the generated corpus they train on when data_source is synthetic, written once by
+// the root rank under --data-dir, then prepared in the workload's own `mlharness prepare` format so
+// it reaches the real loader.
 #pragma once
 
 #include <cstdint>
