@@ -1,4 +1,5 @@
-# Read by ctest after gtest discovery: the NCF mini checks need the runs they read.
+# Read by ctest after gtest discovery: the NCF mini checks need the runs they read. The fixture names are
+# those mlh_add_mini_run (CMakeLists.txt here) gives: <workload>_<run without _seed<s>>.
 set_tests_properties(e2e.NcfMini.ReachesTargetAndLogsEveryCommonKey e2e.NcfMini.SameSeedGivesIdenticalEvalAccuracy
   e2e.NcfMini.TwoRanksMatchOneRank PROPERTIES FIXTURES_REQUIRED "ncf_np1;ncf_np1_again;ncf_np2")
 set_tests_properties(e2e.ResNet50Mini.ReachesTargetWithTheSgdKeys PROPERTIES FIXTURES_REQUIRED resnet50_np2)
