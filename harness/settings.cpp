@@ -177,13 +177,14 @@ void ConfigMap::bind(const std::string& key, T& field, const std::string& help, 
 }
 
 void ConfigMap::bind(const std::string& key, std::string& field, const std::string& help, const OneOf& allowed) {
-  std::string names;
-  for (const auto& value : allowed.values) names += (names.empty() ? "" : ", ") + value;
-  const Entry* entry = record(key, help + "; one of " + names);
+  std::string names;  // "a, b or c"
+  for (size_t i = 0; i < allowed.values.size(); ++i)
+    names += (i == 0 ? "" : i + 1 == allowed.values.size() ? " or " : ", ") + allowed.values[i];
+  const Entry* entry = record(key, help + "; " + (allowed.values.size() > 2 ? "one of " : "") + names);
   if (entry) field = convert<std::string>(key, *entry);
   if (std::find(allowed.values.begin(), allowed.values.end(), field) == allowed.values.end()) {
     MLH_ASSERT(entry != nullptr);  // a default outside its own choices
-    throw UserError(entry->origin + ": key '" + key + "' is '" + field + "'; expected one of " + names);
+    throw UserError(entry->origin + ": key '" + key + "' is '" + field + "'; expected " + names);
   }
   effective_[key] = field;
 }

@@ -186,8 +186,8 @@ TEST(SettingsBounds, OverrideOutsideBoundsNamesTheSet) {
 TEST(SettingsBounds, ValueOutsideChoicesNamesKeyOriginAndChoices) {
   const std::string message = bind_error("optimizer: adam\n");
   EXPECT_THAT(message, HasSubstr("cfg.yaml:1"));
-  EXPECT_THAT(message, HasSubstr("key 'optimizer' is 'adam'; expected one of sgd, lars"));
-  EXPECT_THAT(bind_error("division: shut\n"), HasSubstr("key 'division' is 'shut'; expected one of closed, open"));
+  EXPECT_THAT(message, HasSubstr("key 'optimizer' is 'adam'; expected sgd or lars"));
+  EXPECT_THAT(bind_error("division: shut\n"), HasSubstr("key 'division' is 'shut'; expected closed or open"));
   EXPECT_THAT(bind_error("optimizer: [sgd]\n"), HasSubstr("key 'optimizer' expects a string"));
 }
 
@@ -197,8 +197,8 @@ TEST(SettingsBounds, HelpShowsBoundsAndChoices) {
   std::map<std::string, std::string> help(config.help().begin(), config.help().end());
   EXPECT_EQ(help["beam_size"], "beam width; >= 1");
   EXPECT_EQ(help["smoothing"], "label smoothing; in [0, 1)");
-  EXPECT_EQ(help["division"], "submission division; one of closed, open");
-  EXPECT_EQ(help["optimizer"], "the optimizer; one of sgd, lars");
+  EXPECT_EQ(help["division"], "submission division; closed or open");
+  EXPECT_EQ(help["optimizer"], "the optimizer; sgd or lars");
 }
 
 TEST(SettingsBounds, ChoiceNameOfAValue) {
@@ -230,9 +230,9 @@ TEST(SettingGroups, BindTheirKeysUnderTheWorkloadsFieldNames) {
 TEST(SettingGroups, RejectValuesOutsideTheirChoicesAndBounds) {
   ConfigMap precision = ConfigMap::from_yaml_text("precision: fp16\n", "cfg.yaml");
   EXPECT_THAT(user_error_of([&] { GroupedSettings().bind(precision); }),
-              HasSubstr("cfg.yaml:1: key 'precision' is 'fp16'; expected one of fp32, amp"));
+              HasSubstr("cfg.yaml:1: key 'precision' is 'fp16'; expected fp32 or amp"));
   ConfigMap device = ConfigMap::from_yaml_text("device: tpu\n", "cfg.yaml");
-  EXPECT_THAT(user_error_of([&] { GroupedSettings().bind(device); }), HasSubstr("expected one of auto, cpu, cuda"));
+  EXPECT_THAT(user_error_of([&] { GroupedSettings().bind(device); }), HasSubstr("expected auto, cpu or cuda"));
   ConfigMap beta = ConfigMap::from_yaml_text("adam_beta1: 1.0\n", "cfg.yaml");
   EXPECT_THAT(user_error_of([&] { GroupedSettings().bind(beta); }),
               HasSubstr("key 'adam_beta1' is 1; it must be in [0, 1)"));
