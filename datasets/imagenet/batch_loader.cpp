@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <exception>
 #include <fstream>
 #include <iostream>
 #include <utility>
@@ -17,7 +16,6 @@
 namespace mlh::imagenet {
 namespace {
 
-constexpr size_t kMaxSkippedFilesKept = 100;
 // A JPEG's end-of-image marker must lie among its last bytes (after trailing zero padding is
 // dropped); a few bytes of slack allow for writers that append a newline or similar.
 constexpr size_t kEndOfImageWindowBytes = 64;
@@ -69,37 +67,7 @@ void check_option(bool holds, const std::string& message) {
   if (!holds) throw UserError("imagenet loader: " + message);
 }
 
-}  // namespace
-
-BadImagePolicy parse_bad_image_policy(const std::string& name) {
-  if (name == "fail") return BadImagePolicy::kFail;
-  if (name == "skip") return BadImagePolicy::kSkip;
-  throw UserError("on_bad_image: unknown policy '" + name + "'; use fail or skip");
-}
-
-struct BatchLoader::Slot {
-  ImageBatch batch;  // count and labels set when opened; images sized by the first worker
-  std::once_flag images_allocated;
-  // Under mutex_:
-  int64_t remaining = 0;  // images not yet finished
-  std::exception_ptr error;
-  std::vector<std::pair<int64_t, std::string>> skipped;  // (position, path)
-};
-
-struct BatchLoader::Task {
-  std::shared_ptr<Slot> slot;
-  int64_t epoch = 0;
-  int64_t position = 0;  // within the batch
-  int32_t index = 0;     // into folder_.files
-  // Outcome:
-  bool skipped = false;
-  std::exception_ptr error;
-};
-
-BatchLoader::BatchLoader(const ImageFolder& folder, LoaderOptions options)
-    : folder_(folder),
-      options_(options),
-      image_floats_(int64_t{3} * options.image_size * options.image_size) {
+const LoaderOptions& checked(const LoaderOptions& options) {
   check_option(options.threads >= 1, "threads is " + std::to_string(options.threads) +
                                           "; use at least 1 worker thread");
   check_option(options.prefetch_batches >= 1,
@@ -110,194 +78,109 @@ BatchLoader::BatchLoader(const ImageFolder& folder, LoaderOptions options)
   check_option(options.train || options.eval_resize >= options.image_size,
                "eval_resize " + std::to_string(options.eval_resize) + " is below image_size " +
                    std::to_string(options.image_size) + "; the centre crop must fit");
-  cv::setNumThreads(1);
-  try {
-    for (int t = 0; t < options.threads; ++t) workers_.emplace_back([this] { work(); });
-  } catch (...) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    work_ready_.notify_all();
-    for (std::thread& worker : workers_) worker.join();
-    throw;
-  }
+  return options;
 }
 
-BatchLoader::~BatchLoader() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  work_ready_.notify_all();
-  for (std::thread& worker : workers_) worker.join();
+SampleLoaderOptions sample_loader_options(const LoaderOptions& options) {
+  SampleLoaderOptions sample_options;
+  sample_options.threads = options.threads;
+  sample_options.prefetch_batches = options.prefetch_batches;
+  sample_options.on_bad_sample = options.on_bad_image;
+  sample_options.on_skip = [](const BadSample& bad) {
+    std::cerr << ("warning: skipping " + bad.source() + ": " + bad.reason() + "\n") << std::flush;
+  };
+  return sample_options;
 }
+
+}  // namespace
+
+BadImagePolicy parse_bad_image_policy(const std::string& name) {
+  if (name == "fail") return BadImagePolicy::kFail;
+  if (name == "skip") return BadImagePolicy::kSkip;
+  throw UserError("on_bad_image: unknown policy '" + name + "'; use fail or skip");
+}
+
+BatchLoader::BatchLoader(const ImageFolder& folder, LoaderOptions options)
+    : folder_(folder),
+      options_(checked(options)),
+      image_floats_(int64_t{3} * options.image_size * options.image_size),
+      samples_(sample_loader_options(options),
+               [this](int32_t index, int64_t epoch, std::vector<float>& pixels) {
+                 decode(index, epoch, pixels);
+               }) {
+  cv::setNumThreads(1);
+}
+
+BatchLoader::~BatchLoader() = default;
 
 void BatchLoader::start(std::vector<std::vector<int32_t>> batches, int64_t epoch) {
   for (const std::vector<int32_t>& batch : batches) {
     for (const int32_t index : batch) MLH_ASSERT(index >= 0 && index < folder_.size());
   }
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    plan_ = std::move(batches);
-    epoch_ = epoch;
-    next_delivery_ = 0;
-    issue_batch_ = 0;
-    issue_position_ = 0;
-    issuing_slot_.reset();
-    open_slots_.clear();  // workers still on old tasks hold their slots and finish harmlessly
-    pass_empty_batches();
-  }
-  work_ready_.notify_all();
+  samples_.start(std::move(batches), epoch);
 }
 
 ImageBatch BatchLoader::next() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  MLH_ASSERT(next_delivery_ < static_cast<int64_t>(plan_.size()));
-  batch_ready_.wait(lock, [this] {
-    return !open_slots_.empty() &&
-           (open_slots_.front()->remaining == 0 || open_slots_.front()->error != nullptr);
+  std::vector<float> images;
+  {
+    std::lock_guard<std::mutex> lock(spares_mutex_);
+    if (!spare_images_.empty()) {
+      images = std::move(spare_images_.back());
+      spare_images_.pop_back();
+    }
+  }
+  ImageBatch batch = next_into([&](int64_t count) {
+    // Every value is written (a skipped image's zeros included): a recycled buffer needs no clearing.
+    images.resize(static_cast<size_t>(count * image_floats_));
+    return images.data();
   });
-  const std::shared_ptr<Slot> slot = std::move(open_slots_.front());
-  open_slots_.pop_front();
-  ++next_delivery_;
-  const std::exception_ptr error = std::move(slot->error);
-  if (error != nullptr && slot == issuing_slot_) {
-    // The failed batch's remaining images are not worth decoding.
-    issuing_slot_.reset();
-    ++issue_batch_;
-    issue_position_ = 0;
-  }
-  pass_empty_batches();
-  work_ready_.notify_all();
-  if (error != nullptr) {
-    lock.unlock();
-    std::rethrow_exception(error);
-  }
+  batch.images = std::move(images);
+  return batch;
+}
 
-  std::sort(slot->skipped.begin(), slot->skipped.end());
-  skipped_total_ += static_cast<int64_t>(slot->skipped.size());
-  for (auto& [position, path] : slot->skipped) {
-    if (skipped_files_.size() < kMaxSkippedFilesKept) skipped_files_.push_back(std::move(path));
+ImageBatch BatchLoader::next_into(const std::function<float*(int64_t count)>& images_for) {
+  SampleBatch<std::vector<float>> samples = samples_.next();
+  ImageBatch batch;
+  batch.count = samples.size();
+  batch.skipped = samples.skipped_count;
+  batch.labels.resize(static_cast<size_t>(batch.count));
+  float* const images = images_for(batch.count);
+  for (size_t i = 0; i < samples.indices.size(); ++i) {
+    float* out = images + static_cast<int64_t>(i) * image_floats_;
+    if (samples.skipped[i] != 0) {
+      std::fill(out, out + image_floats_, 0.0f);
+      batch.labels[i] = -1;
+    } else {
+      std::copy(samples.samples[i].begin(), samples.samples[i].end(), out);
+      batch.labels[i] = folder_.labels[static_cast<size_t>(samples.indices[i])];
+    }
   }
-  return std::move(slot->batch);
+  samples_.recycle(std::move(samples));
+  return batch;
 }
 
 void BatchLoader::recycle(ImageBatch batch) {
   if (batch.images.capacity() == 0) return;
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (spare_images_.size() <= static_cast<size_t>(options_.prefetch_batches)) {
-    spare_images_.push_back(std::move(batch.images));
-  }
+  std::lock_guard<std::mutex> lock(spares_mutex_);
+  if (spare_images_.size() < 2) spare_images_.push_back(std::move(batch.images));
 }
 
-int64_t BatchLoader::skipped_total() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return skipped_total_;
-}
+int64_t BatchLoader::skipped_total() const { return samples_.skipped_total(); }
 
-std::vector<std::string> BatchLoader::skipped_files() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return skipped_files_;
-}
+std::vector<std::string> BatchLoader::skipped_files() const { return samples_.skipped_sources(); }
 
-bool BatchLoader::has_task() const {
-  return issue_batch_ < static_cast<int64_t>(plan_.size()) &&
-         issue_batch_ < next_delivery_ + options_.prefetch_batches;
-}
-
-void BatchLoader::pass_empty_batches() {
-  while (has_task() && issue_position_ == 0 && plan_[issue_batch_].empty()) {
-    open_slots_.push_back(std::make_shared<Slot>());
-    ++issue_batch_;
-    batch_ready_.notify_all();
-  }
-}
-
-BatchLoader::Task BatchLoader::take_task() {
-  const std::vector<int32_t>& indices = plan_[issue_batch_];
-  if (issue_position_ == 0) {
-    issuing_slot_ = std::make_shared<Slot>();
-    ImageBatch& batch = issuing_slot_->batch;
-    batch.count = static_cast<int64_t>(indices.size());
-    batch.labels.reserve(indices.size());
-    for (const int32_t index : indices) batch.labels.push_back(folder_.labels[index]);
-    issuing_slot_->remaining = batch.count;
-    open_slots_.push_back(issuing_slot_);
-  }
-  Task task;
-  task.slot = issuing_slot_;
-  task.epoch = epoch_;
-  task.position = issue_position_;
-  task.index = indices[issue_position_];
-  if (++issue_position_ == static_cast<int64_t>(indices.size())) {
-    issuing_slot_.reset();
-    ++issue_batch_;
-    issue_position_ = 0;
-    pass_empty_batches();
-  }
-  return task;
-}
-
-void BatchLoader::work() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    work_ready_.wait(lock, [this] { return stopping_ || has_task(); });
-    if (stopping_) return;
-    Task task = take_task();
-    lock.unlock();
-    run_task(task);
-    lock.lock();
-    Slot& slot = *task.slot;
-    const bool failed = task.error != nullptr;
-    // Moved, not copied: only the consumer touches an exception object once it is in a slot.
-    if (failed && slot.error == nullptr) slot.error = std::move(task.error);
-    if (task.skipped) {
-      slot.batch.labels[task.position] = -1;
-      ++slot.batch.skipped;
-      slot.skipped.emplace_back(task.position, folder_.files[task.index]);
-    }
-    if (--slot.remaining == 0 || failed) batch_ready_.notify_all();
-  }
-}
-
-void BatchLoader::run_task(Task& task) {
-  try {
-    Slot& slot = *task.slot;
-    std::call_once(slot.images_allocated, [&] {
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!spare_images_.empty()) {
-          slot.batch.images = std::move(spare_images_.back());
-          spare_images_.pop_back();
-        }
-      }
-      // Every value is written below (a skipped image's zeros included), so a recycled buffer's
-      // old contents need no clearing.
-      slot.batch.images.resize(slot.batch.count * image_floats_);
-    });
-    float* out = slot.batch.images.data() + task.position * image_floats_;
-    const std::string& path = folder_.files[task.index];
-    cv::Mat bgr;
-    const std::string bad_reason = decode_image(path, &bgr);
-    if (!bad_reason.empty()) {
-      if (options_.on_bad_image == BadImagePolicy::kFail) {
-        throw UserError(path + ": " + bad_reason + "; set on_bad_image: skip to skip such files");
-      }
-      std::fill(out, out + image_floats_, 0.0f);
-      task.skipped = true;
-      std::cerr << ("warning: skipping " + path + ": " + bad_reason + "\n") << std::flush;
-      return;
-    }
-    if (options_.train) {
-      const TrainAugmentation augmentation = draw_train_augmentation(
-          bgr.cols, bgr.rows, options_.seed, task.epoch, task.index, options_.random_flip);
-      train_transform(bgr, augmentation.crop, augmentation.flip, options_.image_size, out);
-    } else {
-      eval_transform(bgr, options_.eval_resize, options_.image_size, out);
-    }
-  } catch (...) {
-    task.error = std::current_exception();
+void BatchLoader::decode(int32_t index, int64_t epoch, std::vector<float>& pixels) const {
+  const std::string& path = folder_.files[static_cast<size_t>(index)];
+  cv::Mat bgr;
+  const std::string bad_reason = decode_image(path, &bgr);
+  if (!bad_reason.empty()) throw BadSample(path, bad_reason, "set on_bad_image: skip to skip such files");
+  pixels.resize(static_cast<size_t>(image_floats_));
+  if (options_.train) {
+    const TrainAugmentation augmentation =
+        draw_train_augmentation(bgr.cols, bgr.rows, options_.seed, epoch, index, options_.random_flip);
+    train_transform(bgr, augmentation.crop, augmentation.flip, options_.image_size, pixels.data());
+  } else {
+    eval_transform(bgr, options_.eval_resize, options_.image_size, pixels.data());
   }
 }
 

@@ -1,24 +1,23 @@
-// Decodes and augments ImageNet batches in a fixed pool of worker threads, a few batches ahead of the
-// consumer, and delivers them in plan order. Work is handed out one image at a time, so several
-// threads share a batch and a slow image does not stall a whole thread's batch. Per-sample results
-// depend only on (seed, epoch, sample index): not on thread count, batch composition or rank.
+// The ImageNet batches of the ResNet workload: a SampleLoader (datasets/sample_loader.h) whose
+// per-sample decode reads a JPEG, decodes it with OpenCV and applies the MLPerf transform, and whose
+// batches are stacked into one fixed-size image buffer. Threads, prefetching, plan order, errors and
+// skipping are the SampleLoader's. Per-sample results depend only on (seed, epoch, sample index): not
+// on thread count, batch composition or rank.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <memory>
+#include <functional>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "datasets/imagenet/folder.h"
+#include "datasets/sample_loader.h"
 
 namespace mlh::imagenet {
 
 // What to do with a file that cannot be read or decoded: stop with a UserError, or skip it.
-enum class BadImagePolicy { kFail, kSkip };
+using BadImagePolicy = BadSamplePolicy;
 BadImagePolicy parse_bad_image_policy(const std::string& name);  // "fail" | "skip", else UserError
 
 struct LoaderOptions {
@@ -56,49 +55,33 @@ class BatchLoader {
   // Starts decoding `batches` (each a list of indices into folder.files) for `epoch`, replacing any
   // previous plan: batches of the old plan not yet delivered are dropped.
   void start(std::vector<std::vector<int32_t>> batches, int64_t epoch);
-  // The next batch of the plan, in plan order; blocks until it is ready. Throws the UserError a
-  // worker raised (a bad image under kFail, naming the file); that batch is then dropped and the
-  // next call moves on to the following one. Calling past the end of the plan is an InternalError.
+  // The next batch of the plan, in plan order; blocks until it is ready. Throws the UserError of the
+  // batch's first bad image in plan order under kFail, naming the file; that batch is then dropped
+  // and the next call moves on to the following one. Calling past the end of the plan is an
+  // InternalError.
   ImageBatch next();
+  // As next(), but writes the pixels into images_for(count), memory for `count` images that the
+  // caller owns (a tensor's, say), instead of the returned batch's `images`, which stays empty: a
+  // copy of the batch less.
+  ImageBatch next_into(const std::function<float*(int64_t count)>& images_for);
   // Optional: hands a consumed batch back so later batches reuse its pixel buffer instead of
   // allocating fresh memory, whose zero fill and page faults (~0.6 MB per 224 x 224 image) can cost
-  // more than the decode (measured: 330 vs 915 images/s per thread). Keeps up to
-  // prefetch_batches + 1 buffers.
+  // more than the decode (measured: 330 vs 915 images/s per thread). Keeps up to 2 buffers. (The
+  // per-image buffers the workers decode into are always reused.)
   void recycle(ImageBatch batch);
   int64_t skipped_total() const;                   // skipped images in delivered batches
   std::vector<std::string> skipped_files() const;  // their paths, in delivery order (first 100)
 
  private:
-  struct Slot;
-  struct Task;
-
-  void work();
-  // The rest run under mutex_, except run_task.
-  bool has_task() const;
-  Task take_task();  // needs has_task()
-  void pass_empty_batches();  // opens empty batches at the issue point, complete at once
-  void run_task(Task& task);
+  // One image: CHW floats, image_size x image_size.
+  void decode(int32_t index, int64_t epoch, std::vector<float>& pixels) const;
 
   const ImageFolder& folder_;
   const LoaderOptions options_;
   const int64_t image_floats_;
-
-  mutable std::mutex mutex_;
-  std::condition_variable work_ready_;   // workers: a task, or stop
-  std::condition_variable batch_ready_;  // consumer: the head batch is complete or failed
-  bool stopping_ = false;
-  uint64_t generation_ = 0;  // bumped by start(); tasks of older plans are dropped
-  std::vector<std::vector<int32_t>> plan_;
-  int64_t epoch_ = 0;
-  int64_t next_delivery_ = 0;    // plan position of the batch next() returns next
-  int64_t issue_batch_ = 0;      // plan position of the batch the next task belongs to
-  int64_t issue_position_ = 0;   // position within it
-  std::shared_ptr<Slot> issuing_slot_;             // batch issue_batch_ once its first task is out
-  std::deque<std::shared_ptr<Slot>> open_slots_;  // opened, undelivered batches in plan order
-  int64_t skipped_total_ = 0;
-  std::vector<std::string> skipped_files_;
-  std::vector<std::vector<float>> spare_images_;  // recycled pixel buffers
-  std::vector<std::thread> workers_;
+  std::mutex spares_mutex_;
+  std::vector<std::vector<float>> spare_images_;  // recycled batch buffers
+  SampleLoader<std::vector<float>> samples_;       // last: its workers call decode()
 };
 
 }  // namespace mlh::imagenet

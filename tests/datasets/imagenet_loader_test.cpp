@@ -370,6 +370,32 @@ TEST(BatchLoader, RecycledBuffersGiveTheSameBatches) {
   }
 }
 
+TEST(BatchLoader, NextIntoWritesTheBatchIntoTheCallersMemory) {
+  const DamagedFolder damaged = damaged_folder(test_folder());
+  LoaderOptions options = small_options(3);
+  options.on_bad_image = BadImagePolicy::kSkip;
+  BatchLoader reference(damaged.folder, options);
+  BatchLoader loader(damaged.folder, options);
+  const std::vector<std::vector<int32_t>> plan = {{0, 1, 2}, {}, {3, 6, 4, 5}};
+  reference.start(plan, 3);
+  loader.start(plan, 3);
+  for (const std::vector<int32_t>& indices : plan) {
+    const ImageBatch expected = reference.next();
+    std::vector<float> images;
+    const ImageBatch got = loader.next_into([&](int64_t count) {
+      EXPECT_EQ(count, static_cast<int64_t>(indices.size()));
+      images.assign(static_cast<size_t>(count * kImageFloats), 1.0f);  // not zeros: skipped slots too are written
+      return images.data();
+    });
+    EXPECT_TRUE(got.images.empty());
+    EXPECT_EQ(images, expected.images);
+    EXPECT_EQ(got.count, expected.count);
+    EXPECT_EQ(got.labels, expected.labels);
+    EXPECT_EQ(got.skipped, expected.skipped);
+  }
+  EXPECT_EQ(loader.skipped_total(), 2);
+}
+
 TEST(BatchLoader, JpegWithTrailingZeroPaddingIsNotTruncated) {
   ImageFolder folder = small_train_folder(test_folder());
   const std::string jpeg = contents_of(folder.files[4]);

@@ -71,15 +71,14 @@ void JpegFolderSource::start(std::vector<std::vector<int32_t>> batches, int64_t 
 }
 
 HostBatch JpegFolderSource::next() {
-  // Copy out and hand the buffers back: a memcpy costs far less than the page faults of fresh
-  // buffers for every batch.
-  imagenet::ImageBatch batch = loader_->next();
-  const int64_t n = batch.count;
-  torch::Tensor images = torch::empty({n, 3, image_size_, image_size_}, torch::kFloat);
-  torch::Tensor labels = torch::empty({n}, torch::kLong);
-  std::memcpy(images.data_ptr<float>(), batch.images.data(), batch.images.size() * sizeof(float));
+  // The loader stacks the images straight into the tensor (it reuses its own per-image buffers).
+  torch::Tensor images;
+  const imagenet::ImageBatch batch = loader_->next_into([&](int64_t count) {
+    images = torch::empty({count, 3, image_size_, image_size_}, torch::kFloat);
+    return images.data_ptr<float>();
+  });
+  torch::Tensor labels = torch::empty({batch.count}, torch::kLong);
   std::memcpy(labels.data_ptr<int64_t>(), batch.labels.data(), batch.labels.size() * sizeof(int64_t));
-  loader_->recycle(std::move(batch));
   if (label_offset_ != 0) labels = torch::where(labels >= 0, labels + label_offset_, labels);
   return {images, labels};
 }
