@@ -153,7 +153,7 @@ class GnmtTrainer {
     model_->to(device);
     step_ = std::make_unique<TrainStep>(
         model_->parameters(),
-        make_adam({ParameterGroup{model_->parameters()}}, AdamOptions{0.0, s.adam_beta1, s.adam_beta2, s.adam_epsilon}),
+        make_adam({ParameterGroup{model_->parameters()}}, s.adam_options(0.0)),
         world, TrainStepOptions{precision, device, s.gradient_clip_norm});
   }
 

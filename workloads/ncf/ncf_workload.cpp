@@ -111,8 +111,7 @@ class NcfTrainer {
       : model_(std::move(model)),
         step_(model_->parameters(),
               make_adam({ParameterGroup{model_->parameters()}},
-                        AdamOptions{settings.learning_rate, settings.adam_beta1, settings.adam_beta2,
-                                    settings.adam_epsilon}),
+                        settings.adam_options(settings.learning_rate)),
               world, TrainStepOptions{precision}) {}
 
   // One step on this rank's shards of a global batch of `global_count` samples; returns this
