@@ -1,4 +1,5 @@
-// The one threaded, prefetching loader every data source sits on. The caller gives a plan (this rank's
+// The one threaded, prefetching loader for data decoded sample by sample: the ImageNet loader sits
+// on it (datasets/imagenet/batch_loader.h), and COCO's will. The caller gives a plan (this rank's
 // batches for one epoch, each a list of sample indices, as ShardedSampler cuts them) and a per-sample
 // decode function; a fixed pool of worker threads decodes samples into a caller-defined type (any
 // size: an image, a variable-size image with its boxes and masks, a sentence), at most

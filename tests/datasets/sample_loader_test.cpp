@@ -14,6 +14,7 @@
 
 #include "compliance/user_error.h"
 #include "datasets/counter_random.h"
+#include "datasets/sharded_sampler.h"
 
 namespace mlh {
 namespace {
@@ -105,6 +106,34 @@ TEST(SampleLoader, OutputDoesNotDependOnThreadsPrefetchOrTiming) {
         EXPECT_EQ(got[b].samples, reference[b].samples) << threads << " threads, batch " << b;
       }
     }
+  }
+}
+
+// Each rank loads its ShardedSampler slices; side by side, the ranks' batches are one rank's.
+TEST(SampleLoader, RanksLoadingTheirShardsTogetherGiveTheOneRankBatches) {
+  constexpr int64_t kSamples = 50, kGlobalBatch = 8, kEpoch = 3;
+  const auto rank_plan = [&](int rank, int world_size) {
+    ShardedSampler sampler(kSamples, kGlobalBatch, rank, world_size, /*seed=*/5);
+    sampler.set_epoch(kEpoch);
+    Plan plan;
+    for (int64_t b = 0; b < sampler.num_batches(); ++b) {
+      const ShardedSampler::Slice slice = sampler.slice(b);
+      plan.emplace_back(sampler.indices(slice), sampler.indices(slice) + (slice.end - slice.begin));
+    }
+    return plan;
+  };
+  SampleLoader<Values> alone(options(2), jittery_decode);
+  const std::vector<SampleBatch<Values>> expected = run_plan(alone, rank_plan(0, 1), kEpoch);
+  SampleLoader<Values> rank0(options(1), jittery_decode);
+  SampleLoader<Values> rank1(options(3), jittery_decode);
+  const std::vector<SampleBatch<Values>> first = run_plan(rank0, rank_plan(0, 2), kEpoch);
+  const std::vector<SampleBatch<Values>> second = run_plan(rank1, rank_plan(1, 2), kEpoch);
+  ASSERT_EQ(first.size(), expected.size());
+  ASSERT_EQ(second.size(), expected.size());
+  for (size_t b = 0; b < expected.size(); ++b) {
+    std::vector<Values> together = first[b].samples;
+    together.insert(together.end(), second[b].samples.begin(), second[b].samples.end());
+    EXPECT_EQ(together, expected[b].samples) << "batch " << b;
   }
 }
 
