@@ -13,6 +13,7 @@
 // sample in plan order.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -143,8 +144,13 @@ class SampleLoader {
   // its storage, overwrite all of it). Throws BadSample for bad input; anything else fails the batch.
   using Decode = std::function<void(int32_t index, int64_t epoch, Sample& sample)>;
 
+  // Optional: prepares a batch's samples when the batch enters the prefetch window, before any is
+  // decoded; called under the loader's lock, so keep it cheap. Lets fixed-size samples point into one
+  // batch-wide buffer, stacked as they are decoded. Its samples are not replaced by recycled ones.
+  using OpenBatch = std::function<void(SampleBatch<Sample>& batch)>;
+
   // Starts the workers, idle until start(). Throws UserError for options out of range.
-  SampleLoader(SampleLoaderOptions options, Decode decode);
+  SampleLoader(SampleLoaderOptions options, Decode decode, OpenBatch open_batch = nullptr);
   ~SampleLoader() { core_.stop(); }  // safe mid-plan: the workers finish their sample and stop
 
   // Starts decoding `plan` for `epoch`, replacing any previous plan: its undelivered batches are
@@ -157,8 +163,9 @@ class SampleLoader {
   // source); that batch is then dropped and the next call moves on. Past the end of the plan: an
   // InternalError.
   SampleBatch<Sample> next();
-  // Optional: hands a consumed batch back so later batches decode into its samples' storage (fresh
-  // buffers cost page faults and zero fills, often more than a decode). Keeps prefetch_batches + 1.
+  // Optional: hands a consumed batch back so later samples decode into its samples' storage (fresh
+  // buffers cost page faults and zero fills, often more than a decode). Keeps up to
+  // prefetch_batches + 1 batches' worth of samples.
   void recycle(SampleBatch<Sample> batch);
   int64_t skipped_total() const { return core_.skipped_total(); }  // in delivered batches
   // The skipped samples' BadSample::source(), in delivery order (the first 100).
@@ -166,10 +173,12 @@ class SampleLoader {
 
  private:
   struct Slot final : detail::LoaderSlot {
-    const Decode* decode_function = nullptr;
+    SampleLoader* loader = nullptr;
     SampleBatch<Sample> batch;
     void decode(int64_t position, int32_t index, int64_t epoch) override {
-      (*decode_function)(index, epoch, batch.samples[static_cast<size_t>(position)]);
+      Sample& sample = batch.samples[static_cast<size_t>(position)];
+      if (!loader->open_batch_) loader->take_spare(sample);
+      loader->decode_(index, epoch, sample);
     }
     void skip(int64_t position) override {
       batch.samples[static_cast<size_t>(position)] = Sample();
@@ -177,35 +186,42 @@ class SampleLoader {
     }
   };
   std::shared_ptr<detail::LoaderSlot> make_slot(const std::vector<int32_t>& indices);
+  void take_spare(Sample& sample);
 
   const Decode decode_;
+  const OpenBatch open_batch_;
+  // Recycled samples, taken one by one as samples are decoded (not when a batch enters the window,
+  // which is before the consumer can recycle the batch it was just handed).
   std::mutex spares_mutex_;
-  std::vector<SampleBatch<Sample>> spares_;
+  std::vector<Sample> spares_;
+  size_t spares_kept_ = 0;  // at most prefetch_batches + 1 of the largest batch recycled
   detail::LoaderCore core_;  // last: destroyed (workers joined) before the members its slots use
 };
 
 template <class Sample>
-SampleLoader<Sample>::SampleLoader(SampleLoaderOptions options, Decode decode)
+SampleLoader<Sample>::SampleLoader(SampleLoaderOptions options, Decode decode, OpenBatch open_batch)
     : decode_(std::move(decode)),
+      open_batch_(std::move(open_batch)),
       core_(std::move(options), [this](const std::vector<int32_t>& indices) { return make_slot(indices); }) {}
 
 template <class Sample>
 std::shared_ptr<detail::LoaderSlot> SampleLoader<Sample>::make_slot(const std::vector<int32_t>& indices) {
   auto slot = std::make_shared<Slot>();
-  slot->decode_function = &decode_;
-  {
-    std::lock_guard<std::mutex> lock(spares_mutex_);
-    if (!spares_.empty()) {
-      slot->batch = std::move(spares_.back());
-      spares_.pop_back();
-    }
-  }
+  slot->loader = this;
   SampleBatch<Sample>& batch = slot->batch;
   batch.indices = indices;
   batch.samples.resize(indices.size());
   batch.skipped.assign(indices.size(), 0);
-  batch.skipped_count = 0;
+  if (open_batch_) open_batch_(batch);
   return slot;
+}
+
+template <class Sample>
+void SampleLoader<Sample>::take_spare(Sample& sample) {
+  std::lock_guard<std::mutex> lock(spares_mutex_);
+  if (spares_.empty()) return;
+  sample = std::move(spares_.back());
+  spares_.pop_back();
 }
 
 template <class Sample>
@@ -219,8 +235,10 @@ SampleBatch<Sample> SampleLoader<Sample>::next() {
 template <class Sample>
 void SampleLoader<Sample>::recycle(SampleBatch<Sample> batch) {
   std::lock_guard<std::mutex> lock(spares_mutex_);
-  if (spares_.size() <= static_cast<size_t>(core_.options().prefetch_batches)) {
-    spares_.push_back(std::move(batch));
+  spares_kept_ = std::max(spares_kept_, (static_cast<size_t>(core_.options().prefetch_batches) + 1) *
+                                            batch.samples.size());
+  for (size_t i = 0; i < batch.samples.size() && spares_.size() < spares_kept_; ++i) {
+    spares_.push_back(std::move(batch.samples[i]));
   }
 }
 

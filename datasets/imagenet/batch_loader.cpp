@@ -104,10 +104,10 @@ BatchLoader::BatchLoader(const ImageFolder& folder, LoaderOptions options)
     : folder_(folder),
       options_(checked(options)),
       image_floats_(int64_t{3} * options.image_size * options.image_size),
-      samples_(sample_loader_options(options),
-               [this](int32_t index, int64_t epoch, std::vector<float>& pixels) {
-                 decode(index, epoch, pixels);
-               }) {
+      samples_(
+          sample_loader_options(options),
+          [this](int32_t index, int64_t epoch, ImageSlot& slot) { decode(index, epoch, slot); },
+          [this](SampleBatch<ImageSlot>& batch) { open_batch(batch); }) {
   cv::setNumThreads(1);
 }
 
@@ -139,24 +139,60 @@ ImageBatch BatchLoader::next() {
 }
 
 ImageBatch BatchLoader::next_into(const std::function<float*(int64_t count)>& images_for) {
-  SampleBatch<std::vector<float>> samples = samples_.next();
+  SampleBatch<ImageSlot> samples = samples_.next();
   ImageBatch batch;
   batch.count = samples.size();
   batch.skipped = samples.skipped_count;
   batch.labels.resize(static_cast<size_t>(batch.count));
   float* const images = images_for(batch.count);
+  std::shared_ptr<Pixels> pixels;  // a skipped image's slot no longer points at it
+  for (const ImageSlot& slot : samples.samples) {
+    if (slot.pixels != nullptr) pixels = slot.pixels;
+  }
+  // One copy of the whole batch: glibc streams a copy this size past the cache.
+  if (pixels != nullptr) {
+    std::memcpy(images, pixels->floats.get(), static_cast<size_t>(batch.count * image_floats_) * sizeof(float));
+  }
   for (size_t i = 0; i < samples.indices.size(); ++i) {
-    float* out = images + static_cast<int64_t>(i) * image_floats_;
     if (samples.skipped[i] != 0) {
+      float* out = images + static_cast<int64_t>(i) * image_floats_;
       std::fill(out, out + image_floats_, 0.0f);
       batch.labels[i] = -1;
     } else {
-      std::copy(samples.samples[i].begin(), samples.samples[i].end(), out);
       batch.labels[i] = folder_.labels[static_cast<size_t>(samples.indices[i])];
     }
   }
-  samples_.recycle(std::move(samples));
+  samples.samples.clear();  // now `pixels` is the buffer's one owner
+  if (pixels != nullptr) {
+    std::lock_guard<std::mutex> lock(spares_mutex_);
+    if (spare_pixels_.size() <= static_cast<size_t>(options_.prefetch_batches)) {
+      spare_pixels_.push_back(std::move(pixels));
+    }
+  }
   return batch;
+}
+
+void BatchLoader::open_batch(SampleBatch<ImageSlot>& batch) {
+  const int64_t floats = batch.size() * image_floats_;
+  if (floats == 0) return;
+  std::shared_ptr<Pixels> pixels;
+  {
+    std::lock_guard<std::mutex> lock(spares_mutex_);
+    if (!spare_pixels_.empty()) {
+      pixels = std::move(spare_pixels_.back());
+      spare_pixels_.pop_back();
+    }
+  }
+  if (pixels == nullptr) pixels = std::make_shared<Pixels>();
+  if (pixels->capacity < floats) {
+    // Not zero-filled (this runs under the loader's lock): every image is written by its decode, or
+    // zeroed by next_into when skipped.
+    pixels->floats.reset(new float[static_cast<size_t>(floats)]);
+    pixels->capacity = floats;
+  }
+  for (size_t i = 0; i < batch.samples.size(); ++i) {
+    batch.samples[i] = ImageSlot{pixels, pixels->floats.get() + static_cast<int64_t>(i) * image_floats_};
+  }
 }
 
 void BatchLoader::recycle(ImageBatch batch) {
@@ -169,18 +205,17 @@ int64_t BatchLoader::skipped_total() const { return samples_.skipped_total(); }
 
 std::vector<std::string> BatchLoader::skipped_files() const { return samples_.skipped_sources(); }
 
-void BatchLoader::decode(int32_t index, int64_t epoch, std::vector<float>& pixels) const {
+void BatchLoader::decode(int32_t index, int64_t epoch, ImageSlot& slot) const {
   const std::string& path = folder_.files[static_cast<size_t>(index)];
   cv::Mat bgr;
   const std::string bad_reason = decode_image(path, &bgr);
   if (!bad_reason.empty()) throw BadSample(path, bad_reason, "set on_bad_image: skip to skip such files");
-  pixels.resize(static_cast<size_t>(image_floats_));
   if (options_.train) {
     const TrainAugmentation augmentation =
         draw_train_augmentation(bgr.cols, bgr.rows, options_.seed, epoch, index, options_.random_flip);
-    train_transform(bgr, augmentation.crop, augmentation.flip, options_.image_size, pixels.data());
+    train_transform(bgr, augmentation.crop, augmentation.flip, options_.image_size, slot.out);
   } else {
-    eval_transform(bgr, options_.eval_resize, options_.image_size, pixels.data());
+    eval_transform(bgr, options_.eval_resize, options_.image_size, slot.out);
   }
 }
 

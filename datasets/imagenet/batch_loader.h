@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -67,21 +68,32 @@ class BatchLoader {
   // Optional: hands a consumed batch back so later batches reuse its pixel buffer instead of
   // allocating fresh memory, whose zero fill and page faults (~0.6 MB per 224 x 224 image) can cost
   // more than the decode (measured: 330 vs 915 images/s per thread). Keeps up to 2 buffers. (The
-  // per-image buffers the workers decode into are always reused.)
+  // buffers the workers decode into are always reused.)
   void recycle(ImageBatch batch);
   int64_t skipped_total() const;                   // skipped images in delivered batches
   std::vector<std::string> skipped_files() const;  // their paths, in delivery order (first 100)
 
  private:
-  // One image: CHW floats, image_size x image_size.
-  void decode(int32_t index, int64_t epoch, std::vector<float>& pixels) const;
+  // A batch's pixels, written by the workers image by image: the images stack as they are decoded.
+  struct Pixels {
+    std::unique_ptr<float[]> floats;  // uninitialised until written
+    int64_t capacity = 0;
+  };
+  // Where one image goes: a slice of its batch's buffer.
+  struct ImageSlot {
+    std::shared_ptr<Pixels> pixels;
+    float* out = nullptr;
+  };
+  void open_batch(SampleBatch<ImageSlot>& batch);
+  void decode(int32_t index, int64_t epoch, ImageSlot& slot) const;
 
   const ImageFolder& folder_;
   const LoaderOptions options_;
   const int64_t image_floats_;
   std::mutex spares_mutex_;
-  std::vector<std::vector<float>> spare_images_;  // recycled batch buffers
-  SampleLoader<std::vector<float>> samples_;       // last: its workers call decode()
+  std::vector<std::shared_ptr<Pixels>> spare_pixels_;  // batch buffers, reused
+  std::vector<std::vector<float>> spare_images_;       // ImageBatch buffers given back by recycle()
+  SampleLoader<ImageSlot> samples_;                    // last: its workers use the members above
 };
 
 }  // namespace mlh::imagenet

@@ -153,6 +153,35 @@ TEST(SampleLoader, RecycledSamplesGiveTheSameBatches) {
   }
 }
 
+// open_batch prepares every sample of a batch before its decode (here: the position first); recycled
+// samples do not replace prepared ones.
+TEST(SampleLoader, OpenBatchPreparesTheSamplesBeforeTheirDecode) {
+  const auto decode = [](int32_t index, int64_t epoch, Values& sample) {
+    ASSERT_EQ(sample.size(), 1u) << "not prepared, or a recycled sample";
+    const Values values = expected_values(index, epoch);
+    sample.insert(sample.end(), values.begin(), values.end());
+  };
+  const auto open_batch = [](SampleBatch<Values>& batch) {
+    for (size_t i = 0; i < batch.samples.size(); ++i) batch.samples[i] = Values{1000 + i};
+  };
+  SampleLoader<Values> loader(options(3), decode, open_batch);
+  const Plan plan = {{3, 4, 12}, {}, {5, 6}, {13, 20, 27, 34}};
+  for (int64_t epoch = 0; epoch < 2; ++epoch) {
+    loader.start(plan, epoch);
+    for (const std::vector<int32_t>& indices : plan) {
+      SampleBatch<Values> batch = loader.next();
+      ASSERT_EQ(batch.indices, indices);
+      for (size_t i = 0; i < indices.size(); ++i) {
+        Values expected{1000 + i};
+        const Values values = expected_values(indices[i], epoch);
+        expected.insert(expected.end(), values.begin(), values.end());
+        EXPECT_EQ(batch.samples[i], expected);
+      }
+      loader.recycle(std::move(batch));
+    }
+  }
+}
+
 // Each decode checks that its batch lies within prefetch_batches of the batches the consumer has
 // taken; without any next(), exactly the first prefetch_batches batches are decoded.
 TEST(SampleLoader, DecodesAtMostPrefetchBatchesAhead) {
