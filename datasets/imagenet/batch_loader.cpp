@@ -147,7 +147,10 @@ ImageBatch BatchLoader::next_into(const std::function<float*(int64_t count)>& im
   float* const images = images_for(batch.count);
   std::shared_ptr<Pixels> pixels;  // a skipped image's slot no longer points at it
   for (const ImageSlot& slot : samples.samples) {
-    if (slot.pixels != nullptr) pixels = slot.pixels;
+    if (slot.pixels != nullptr) {
+      pixels = slot.pixels;
+      break;
+    }
   }
   // One copy of the whole batch: glibc streams a copy this size past the cache.
   if (pixels != nullptr) {

@@ -1,7 +1,7 @@
 // The ImageNet batches of the ResNet workload: a SampleLoader (datasets/sample_loader.h) whose
-// per-sample decode reads a JPEG, decodes it with OpenCV and applies the MLPerf transform, and whose
-// batches are stacked into one fixed-size image buffer. Threads, prefetching, plan order, errors and
-// skipping are the SampleLoader's. Per-sample results depend only on (seed, epoch, sample index): not
+// per-sample decode reads a JPEG, decodes it with OpenCV and applies the MLPerf transform straight into
+// the image's slice of its batch's buffer, so the fixed-size images stack as they are decoded.
+// Threads, prefetching, plan order, errors and skipping are the SampleLoader's. Per-sample results depend only on (seed, epoch, sample index): not
 // on thread count, batch composition or rank.
 #pragma once
 
