@@ -1,12 +1,19 @@
-// Pieces of training the translation workloads (Transformer, GNMT) share: rank-independent dropout
-// seeds and id batches as tensors. Their evaluation: workloads/common/translation_eval.h.
+// Training as the translation workloads (Transformer, GNMT) share it: rank-independent dropout seeds,
+// id batches as tensors, and the epoch loop over batches of sentence pairs. Their evaluation:
+// workloads/common/translation_eval.h.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include <torch/torch.h>
+
+#include "harness/progress.h"
+#include "harness/workload.h"
+#include "harness/world.h"
 
 #include "datasets/wmt/sentence_pair.h"
 #include "datasets/wmt/token_batcher.h"
@@ -27,6 +34,57 @@ inline uint64_t shard_seed(uint64_t seed, int64_t step, int64_t shard) {
 inline torch::Tensor to_tensor(const wmt::PaddedIds& ids) {
   return torch::from_blob(const_cast<int32_t*>(ids.ids.data()), {ids.rows, ids.columns}, torch::kInt)
       .to(torch::kLong);
+}
+
+// Source and target ids [rows, length] (int64, CPU) of one gradient shard; undefined: no pairs.
+using PairShard = std::function<std::pair<torch::Tensor, torch::Tensor>(int64_t shard)>;
+
+// What differs between the translation workloads' epochs.
+struct TranslationEpoch {
+  uint64_t seed = 0;
+  int64_t epoch = 1;
+  int64_t gradient_shards = 1;      // per global batch, all ranks
+  int64_t unpredicted_tokens = 0;   // target tokens fed but not predicted (GNMT's BOS: 1)
+  bool loss_per_sentence = false;   // the summed loss over the batch's sentences (GNMT), else its tokens
+  int64_t samples = 0;              // sentence pairs in an epoch, for the stats
+};
+
+// One epoch: every global batch of kept pairs from `batcher` (a wmt::TokenBatcher or
+// SentenceBatcher) at learning_rate(step), cut into gradient shards (wmt::split_into_shards; rank r
+// trains shards r * per_rank ... (r + 1) * per_rank - 1), each shard's dropout seeded from (seed,
+// step, shard) so any rank count draws the same masks, through trainer.train_on(shards, divisor,
+// PairShard). `step` counts the run's steps. The mean loss is per predicted target token.
+template <class Batcher, class Trainer, class LearningRate>
+TrainStats train_translation_epoch(const TranslationEpoch& e, const World& world, const Batcher& batcher,
+                                   Trainer& trainer, const LearningRate& learning_rate, int64_t& step,
+                                   Progress& progress) {
+  trainer.model()->train();
+  const int64_t per_rank = e.gradient_shards / world.size();
+  const auto predicted = [&](int64_t kept) { return batcher.target_length(kept) - e.unpredicted_tokens; };
+  int64_t epoch_tokens = 0;
+  for (const std::vector<int64_t>& batch : batcher.epoch_batches(e.seed, e.epoch)) {
+    int64_t global_tokens = 0;
+    for (int64_t kept : batch) global_tokens += predicted(kept);
+    epoch_tokens += global_tokens;
+    const std::vector<std::vector<int64_t>> shards = wmt::split_into_shards(batch, e.gradient_shards);
+    trainer.step().set_learning_rate(learning_rate(step));
+    int64_t local_tokens = 0;
+    const int64_t divisor = e.loss_per_sentence ? static_cast<int64_t>(batch.size()) : global_tokens;
+    const torch::Tensor loss = trainer.train_on(per_rank, divisor, [&](int64_t k) {
+      const int64_t shard = world.rank() * per_rank + k;
+      const std::vector<int64_t>& pairs = shards[static_cast<size_t>(shard)];
+      if (pairs.empty()) return std::pair<torch::Tensor, torch::Tensor>();
+      for (int64_t kept : pairs) local_tokens += predicted(kept);
+      torch::manual_seed(shard_seed(e.seed, step, shard));
+      return std::make_pair(to_tensor(batcher.padded_sources(pairs)), to_tensor(batcher.padded_targets(pairs)));
+    });
+    ++step;
+    progress.step(static_cast<int64_t>(batch.size()), loss / std::max<int64_t>(local_tokens, 1));
+  }
+  TrainStats stats;
+  stats.samples = e.samples;
+  stats.mean_loss = trainer.step().take_loss_sum() / static_cast<double>(std::max<int64_t>(epoch_tokens, 1));
+  return stats;
 }
 
 }  // namespace mlh

@@ -144,9 +144,6 @@ torch::Tensor lengths_of(const torch::Tensor& cpu_ids) {
 // target tokens.
 class GnmtTrainer {
  public:
-  // One gradient shard's ids: source [B, S] (CPU), target [B, T] (BOS ... EOS, CPU); undefined: no pairs.
-  using ShardBatch = std::function<std::pair<torch::Tensor, torch::Tensor>(int64_t shard)>;
-
   GnmtTrainer(const GnmtSettings& s, int64_t vocabulary, const World& world, const torch::Device& device,
               Precision precision)
       : model_(s.model_options(vocabulary)), device_(device), label_smoothing_(s.label_smoothing) {
@@ -160,7 +157,7 @@ class GnmtTrainer {
   // One step over this rank's `shards` of a global batch of `global_pairs` sentence pairs (the
   // reference's loss: summed over tokens, divided by the global batch's sentences); returns this
   // rank's summed loss.
-  torch::Tensor train_on(int64_t shards, int64_t global_pairs, const ShardBatch& shard_batch) {
+  torch::Tensor train_on(int64_t shards, int64_t global_pairs, const PairShard& shard_batch) {
     return step_->run(shards, static_cast<double>(global_pairs), [&](int64_t k) -> torch::Tensor {
       const auto [source, target_ids] = shard_batch(k);
       if (!source.defined()) return {};
@@ -298,32 +295,15 @@ class GnmtWorkload final : public Workload {
   int64_t steps_per_epoch() const override { return steps_per_epoch_; }
 
   TrainStats train_epoch(int64_t epoch, Progress& progress) override {
-    trainer_->model()->train();
-    const int64_t per_rank = gradient_shards_ / world_->size();
-    int64_t epoch_tokens = 0;
-    for (const std::vector<int64_t>& batch : batcher_->epoch_batches(seed_, epoch)) {
-      int64_t global_tokens = 0;  // target tokens predicted (EOS included, BOS not)
-      for (int64_t kept : batch) global_tokens += batcher_->target_length(kept) - 1;
-      epoch_tokens += global_tokens;
-      const std::vector<std::vector<int64_t>> shards = wmt::split_into_shards(batch, gradient_shards_);
-      trainer_->step().set_learning_rate(schedule_.at(step_));
-      int64_t local_tokens = 0;
-      const torch::Tensor loss = trainer_->train_on(per_rank, static_cast<int64_t>(batch.size()), [&](int64_t k) {
-        const int64_t shard = world_->rank() * per_rank + k;
-        const std::vector<int64_t>& kept = shards[static_cast<size_t>(shard)];
-        if (kept.empty()) return std::pair<torch::Tensor, torch::Tensor>();
-        for (int64_t pair : kept) local_tokens += batcher_->target_length(pair) - 1;
-        // The shard's dropout masks, the same on any rank count.
-        torch::manual_seed(shard_seed(seed_, step_, shard));
-        return std::make_pair(to_tensor(batcher_->padded_sources(kept)), to_tensor(batcher_->padded_targets(kept)));
-      });
-      ++step_;
-      progress.step(static_cast<int64_t>(batch.size()), loss / std::max<int64_t>(local_tokens, 1));
-    }
-    TrainStats stats;
-    stats.samples = batcher_->pairs_per_epoch();
-    stats.mean_loss = trainer_->step().take_loss_sum() / static_cast<double>(std::max<int64_t>(epoch_tokens, 1));
-    return stats;
+    TranslationEpoch e;
+    e.seed = seed_;
+    e.epoch = epoch;
+    e.gradient_shards = gradient_shards_;
+    e.unpredicted_tokens = 1;     // BOS
+    e.loss_per_sentence = true;   // the reference's loss: summed over tokens, over the batch's sentences
+    e.samples = batcher_->pairs_per_epoch();
+    return train_translation_epoch(e, *world_, *batcher_, *trainer_, [&](int64_t step) { return schedule_.at(step); },
+                                   step_, progress);
   }
 
   Quality evaluate(int64_t /*epoch*/) override {

@@ -141,12 +141,9 @@ std::unique_ptr<wmt::SubwordCodec> open_codec(const fs::path& folder) {
 // set before each step, the label-smoothed cross-entropy summed over each shard's target tokens.
 class TransformerTrainer {
  public:
-  // Source and target ids [rows, length] of one gradient shard on the model's device; undefined: no pairs.
-  using ShardBatch = std::function<std::pair<torch::Tensor, torch::Tensor>(int64_t shard)>;
-
   TransformerTrainer(const TransformerSettings& s, int64_t vocabulary, const World& world, const torch::Device& device,
                      Precision precision)
-      : model_(s.model_options(vocabulary)), label_smoothing_(s.label_smoothing) {
+      : model_(s.model_options(vocabulary)), device_(device), label_smoothing_(s.label_smoothing) {
     model_->to(device);
     step_ = std::make_unique<TrainStep>(
         model_->parameters(),
@@ -156,10 +153,11 @@ class TransformerTrainer {
 
   // One step over this rank's `shards` of a global batch of `global_tokens` target tokens; returns
   // this rank's summed loss.
-  torch::Tensor train_on(int64_t shards, int64_t global_tokens, const ShardBatch& shard_batch) {
+  torch::Tensor train_on(int64_t shards, int64_t global_tokens, const PairShard& shard_batch) {
     return step_->run(shards, static_cast<double>(global_tokens), [&](int64_t k) -> torch::Tensor {
-      const auto [source, target] = shard_batch(k);
-      if (!source.defined()) return {};
+      const auto [source_ids, target_ids] = shard_batch(k);
+      if (!source_ids.defined()) return {};
+      const torch::Tensor source = source_ids.to(device_), target = target_ids.to(device_);
       const torch::Tensor logits = model_->forward(source, target).to(torch::kFloat);
       return smoothed_cross_entropy_sum(logits.reshape({-1, logits.size(-1)}), target.reshape({-1}), label_smoothing_);
     });
@@ -170,6 +168,7 @@ class TransformerTrainer {
 
  private:
   Transformer model_;
+  torch::Device device_;
   double label_smoothing_;
   std::unique_ptr<TrainStep> step_;
 };
@@ -258,34 +257,15 @@ class TransformerWorkload final : public Workload {
   int64_t steps_per_epoch() const override { return steps_per_epoch_; }
 
   TrainStats train_epoch(int64_t epoch, Progress& progress) override {
-    trainer_->model()->train();
-    const int64_t per_rank = gradient_shards_ / world_->size();
-    int64_t epoch_tokens = 0;
-    for (const std::vector<int64_t>& batch : batcher_->epoch_batches(seed_, epoch)) {
-      int64_t global_tokens = 0;
-      for (int64_t kept : batch) global_tokens += batcher_->target_length(kept);
-      epoch_tokens += global_tokens;
-      const std::vector<std::vector<int64_t>> shards = wmt::split_into_shards(batch, gradient_shards_);
-      trainer_->step().set_learning_rate(
-          inverse_sqrt_learning_rate(settings_.learning_rate, settings_.model_size, settings_.warmup_steps, step_));
-      int64_t local_tokens = 0;
-      const torch::Tensor loss = trainer_->train_on(per_rank, global_tokens, [&](int64_t k) {
-        const int64_t shard = world_->rank() * per_rank + k;
-        const std::vector<int64_t>& pairs = shards[static_cast<size_t>(shard)];
-        if (pairs.empty()) return std::pair<torch::Tensor, torch::Tensor>();
-        for (int64_t kept : pairs) local_tokens += batcher_->target_length(kept);
-        // The shard's dropout masks, the same on any rank count.
-        torch::manual_seed(shard_seed(seed_, step_, shard));
-        return std::make_pair(to_tensor(batcher_->padded_sources(pairs)).to(device_),
-                              to_tensor(batcher_->padded_targets(pairs)).to(device_));
-      });
-      ++step_;
-      progress.step(static_cast<int64_t>(batch.size()), loss / std::max<int64_t>(local_tokens, 1));
-    }
-    TrainStats stats;
-    stats.samples = batcher_->kept_pairs();
-    stats.mean_loss = trainer_->step().take_loss_sum() / static_cast<double>(std::max<int64_t>(epoch_tokens, 1));
-    return stats;
+    TranslationEpoch e;
+    e.seed = seed_;
+    e.epoch = epoch;
+    e.gradient_shards = gradient_shards_;
+    e.samples = batcher_->kept_pairs();
+    const TransformerSettings& s = settings_;
+    return train_translation_epoch(e, *world_, *batcher_, *trainer_, [&](int64_t step) {
+      return inverse_sqrt_learning_rate(s.learning_rate, s.model_size, s.warmup_steps, step);
+    }, step_, progress);
   }
 
   Quality evaluate(int64_t /*epoch*/) override {
