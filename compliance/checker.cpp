@@ -8,7 +8,7 @@
 #include "compliance/log_history.h"
 #include "compliance/mllog_keys.h"
 #include "compliance/rule_set.h"
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <memory>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 namespace {

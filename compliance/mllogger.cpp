@@ -5,7 +5,7 @@
 #include <cstring>
 #include <utility>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 namespace {

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "compliance/rules/embedded_rules.h"
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 namespace {

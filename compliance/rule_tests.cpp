@@ -4,7 +4,7 @@
 #include <memory>
 #include <sstream>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 namespace {

@@ -14,7 +14,7 @@
 #include <system_error>
 #include <utility>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 namespace {

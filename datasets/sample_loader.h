@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 

@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 namespace {

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "harness/device.h"
 #include "harness/platform.h"
 

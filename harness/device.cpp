@@ -2,7 +2,7 @@
 
 #include <torch/cuda.h>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 

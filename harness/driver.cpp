@@ -11,7 +11,7 @@
 #include <random>
 
 #include "compliance/mllog_keys.h"
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "harness/platform.h"
 #include "harness/results.h"
 #include "harness/throughput_meter.h"

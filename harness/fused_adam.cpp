@@ -5,7 +5,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 

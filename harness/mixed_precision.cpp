@@ -4,7 +4,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 // LibTorch 2.4 replaced the per-device autocast setters with ones taking a device type.
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <set>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 

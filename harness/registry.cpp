@@ -1,4 +1,4 @@
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "harness/workload.h"
 
 namespace mlh {

@@ -8,7 +8,7 @@
 #include <regex>
 #include <vector>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 

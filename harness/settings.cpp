@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 

@@ -23,7 +23,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 

@@ -2,7 +2,7 @@
 
 #include <torch/torch.h>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 

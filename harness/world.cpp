@@ -12,7 +12,7 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "harness/cpu_share.h"
 
 namespace mlh {

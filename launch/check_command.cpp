@@ -7,7 +7,7 @@
 
 #include "compliance/checker.h"
 #include "compliance/log_reader.h"
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "launch/analysis_commands.h"
 
 namespace po = boost::program_options;

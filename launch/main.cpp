@@ -18,7 +18,7 @@
 #include <map>
 #include <thread>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "configs/embedded_configs.h"
 #include "harness/bench.h"
 #include "harness/driver.h"

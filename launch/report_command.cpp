@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "launch/analysis_commands.h"
 #include "report/report.h"
 

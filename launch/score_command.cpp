@@ -15,7 +15,7 @@
 #include "compliance/rcp.h"
 #include "compliance/result_groups.h"
 #include "compliance/score.h"
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "launch/analysis_commands.h"
 
 namespace po = boost::program_options;

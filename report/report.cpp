@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "report/report_document.h"
 #include "report/report_writers.h"
 

@@ -13,7 +13,7 @@
 #include "compliance/log_reader.h"
 #include "compliance/mllog_keys.h"
 #include "compliance/run_summary.h"
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "report/system_description.h"
 
 namespace mlh::report {

@@ -10,7 +10,7 @@
 
 #include "compliance/olympic_mean.h"
 #include "compliance/score.h"
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh::report {
 namespace {

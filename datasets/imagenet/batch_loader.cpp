@@ -10,7 +10,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/imagenet/transforms.h"
 
 namespace mlh::imagenet {

@@ -10,7 +10,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh::imagenet {
 namespace {

@@ -11,7 +11,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/counter_random.h"
 
 namespace mlh::imagenet {

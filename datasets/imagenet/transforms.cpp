@@ -5,7 +5,7 @@
 
 #include <opencv2/imgproc.hpp>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/counter_random.h"
 
 namespace mlh::imagenet {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh::movielens {
 namespace {

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh::movielens {
 namespace {

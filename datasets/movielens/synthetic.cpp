@@ -12,7 +12,7 @@
 #include <system_error>
 #include <vector>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh::movielens {
 namespace {

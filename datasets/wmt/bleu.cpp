@@ -10,7 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/wmt/utf8.h"
 
 namespace mlh::wmt {

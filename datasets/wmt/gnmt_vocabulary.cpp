@@ -12,7 +12,7 @@
 #include <system_error>
 #include <utility>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/wmt/bpe_codes.h"
 #include "datasets/wmt/utf8.h"
 

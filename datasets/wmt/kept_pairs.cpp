@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/wmt/subword_codec.h"
 
 namespace mlh::wmt {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh::wmt {
 namespace {

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/counter_random.h"
 #include "datasets/wmt/bpe_codes.h"
 #include "datasets/wmt/layout.h"

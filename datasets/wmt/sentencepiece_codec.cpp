@@ -12,7 +12,7 @@
 #include <system_error>
 #include <utility>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 #ifndef MLH_SENTENCEPIECE_MODULE_BUILT
 #error "CMake passes MLH_SENTENCEPIECE_MODULE_BUILT (datasets/CMakeLists.txt)"

@@ -6,7 +6,7 @@
 #include <initializer_list>
 #include <map>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/wmt/embedded_lexicons.h"
 
 namespace mlh::wmt::synthetic {

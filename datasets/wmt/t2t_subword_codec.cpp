@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/wmt/utf8.h"
 
 namespace mlh::wmt {

@@ -15,7 +15,7 @@
 #include <system_error>
 #include <utility>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "tf_example.pb.h"
 
 namespace mlh::wmt {

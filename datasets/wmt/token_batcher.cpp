@@ -6,7 +6,7 @@
 #include <numeric>
 #include <utility>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/counter_random.h"
 #include "datasets/sharded_sampler.h"
 #include "datasets/wmt/subword_codec.h"

@@ -21,7 +21,7 @@
 #include "compliance/checker.h"
 #include "compliance/log_reader.h"
 #include "compliance/rule_set.h"
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "tests/test_files.h"
 #include "tests/user_error_of.h"
 

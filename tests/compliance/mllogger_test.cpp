@@ -11,7 +11,7 @@
 
 #include "compliance/log_reader.h"
 #include "compliance/mllog_keys.h"
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "tests/test_files.h"
 #include "tests/user_error_of.h"
 

@@ -20,7 +20,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "tests/test_files.h"
 #include "datasets/imagenet/folder.h"
 #include "datasets/imagenet/synthetic.h"

@@ -14,7 +14,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "tests/test_files.h"
 #include "datasets/imagenet/folder.h"
 

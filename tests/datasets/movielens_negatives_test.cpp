@@ -5,7 +5,7 @@
 #include <set>
 #include <vector>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/movielens/negatives.h"
 
 namespace mlh::movielens {

@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "tests/test_files.h"
 #include "tests/user_error_of.h"
 #include "datasets/movielens/ratings.h"

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "tests/test_files.h"
 #include "datasets/movielens/ratings.h"
 #include "datasets/movielens/synthetic.h"

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/counter_random.h"
 #include "datasets/sharded_sampler.h"
 

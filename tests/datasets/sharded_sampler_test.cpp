@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 namespace {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/wmt/bpe_codes.h"
 #include "datasets/wmt/gnmt_vocabulary.h"
 #include "tests/test_files.h"

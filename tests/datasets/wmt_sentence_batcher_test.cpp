@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/wmt/sentence_batcher.h"
 
 namespace mlh::wmt {

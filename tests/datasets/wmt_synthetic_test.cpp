@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/wmt/synthetic_corpus.h"
 #include "datasets/wmt/synthetic_lexicon.h"
 #include "tests/test_files.h"

@@ -12,7 +12,7 @@
 
 #include "compliance/checker.h"
 #include "compliance/log_reader.h"
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "harness/driver.h"
 #include "harness/results.h"
 

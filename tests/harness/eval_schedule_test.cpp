@@ -2,7 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "harness/eval_schedule.h"
 
 namespace mlh {

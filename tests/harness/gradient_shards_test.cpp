@@ -1,7 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "harness/gradient_allreduce.h"
 
 namespace mlh {

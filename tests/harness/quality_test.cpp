@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "harness/quality.h"
 
 namespace mlh {

@@ -1,7 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "harness/setting_groups.h"
 #include "harness/settings.h"
 #include "tests/user_error_of.h"

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "report/report.h"
 #include "report/report_data.h"
 #include "report/report_tables.h"

@@ -6,7 +6,7 @@
 
 #include <torch/torch.h>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "workloads/common/resnet.h"
 
 namespace mlh::common {

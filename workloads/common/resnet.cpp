@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh::common {
 namespace {

@@ -3,7 +3,7 @@
 #include <system_error>
 #include <utility>
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/wmt/synthetic_corpus.h"
 
 namespace mlh {

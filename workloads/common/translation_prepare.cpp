@@ -1,6 +1,6 @@
 #include "workloads/common/translation_prepare.h"
 
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 
 namespace mlh {
 

@@ -13,7 +13,7 @@
 #include <torch/torch.h>
 
 #include "compliance/mllog_keys.h"
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/sharded_sampler.h"
 #include "datasets/wmt/bleu.h"
 #include "datasets/wmt/gnmt_vocabulary.h"

@@ -8,7 +8,7 @@
 #include <torch/torch.h>
 
 #include "compliance/mllog_keys.h"
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/movielens/hit_rate.h"
 #include "datasets/movielens/negatives.h"
 #include "datasets/movielens/ratings.h"

@@ -10,7 +10,7 @@
 #include <torch/torch.h>
 
 #include "compliance/mllog_keys.h"
-#include "compliance/user_error.h"
+#include "base/user_error.h"
 #include "datasets/idx.h"
 #include "datasets/imagenet/synthetic.h"
 #include "datasets/sharded_sampler.h"
