@@ -1,20 +1,25 @@
 // Training as the translation workloads (Transformer, GNMT) share it: rank-independent dropout seeds,
-// id batches as tensors, and the epoch loop over batches of sentence pairs. Their evaluation:
+// id batches as tensors, the epoch loop over batches of sentence pairs, and `mlharness bench`'s
+// training step. Both drive a workload's trainer (workloads/transformer/transformer_trainer.h,
+// workloads/gnmt/gnmt_trainer.h) through its one step, train_on. Their evaluation:
 // workloads/common/translation_eval.h.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include <torch/torch.h>
 
+#include "harness/bench.h"
 #include "harness/progress.h"
 #include "harness/workload.h"
 #include "harness/world.h"
 
+#include "datasets/sharded_sampler.h"
 #include "datasets/wmt/sentence_pair.h"
 #include "datasets/wmt/token_batcher.h"
 
@@ -38,6 +43,42 @@ inline torch::Tensor to_tensor(const wmt::PaddedIds& ids) {
 
 // Source and target ids [rows, length] (int64, CPU) of one gradient shard; undefined: no pairs.
 using PairShard = std::function<std::pair<torch::Tensor, torch::Tensor>(int64_t shard)>;
+
+// One global batch as this rank trains on it: train_on's arguments.
+struct TranslationBatch {
+  int64_t shards = 1;        // this rank's gradient shards
+  int64_t loss_divisor = 1;  // the global batch's predicted target tokens (Transformer) or pairs (GNMT)
+  PairShard shard;           // shard k (0 <= k < shards) -> its ids, seeding its dropout where training does
+};
+
+// A batch of fixed ids, source and target [rows, length], cut into `shards` contiguous parts
+// (proportional_part); the ids stay where they are. Bench's synthetic batch.
+inline TranslationBatch fixed_translation_batch(const torch::Tensor& source, const torch::Tensor& target,
+                                                int64_t shards, int64_t loss_divisor) {
+  TranslationBatch batch;
+  batch.shards = shards;
+  batch.loss_divisor = loss_divisor;
+  batch.shard = [source, target, shards](int64_t k) {
+    const auto [begin, end] = proportional_part(source.size(0), shards, k);
+    if (begin == end) return std::pair<torch::Tensor, torch::Tensor>();
+    return std::make_pair(source.narrow(0, begin, end - begin), target.narrow(0, begin, end - begin));
+  };
+  return batch;
+}
+
+// `mlharness bench`'s training step: each run trains `trainer` (a TransformerTrainer or GnmtTrainer)
+// on next_batch() in training mode, through the train_on that train_translation_epoch calls.
+template <class Trainer>
+std::unique_ptr<BenchStep> make_translation_train_bench_step(DeviceBenchStep::Spec spec,
+                                                             std::shared_ptr<Trainer> trainer,
+                                                             std::function<TranslationBatch()> next_batch) {
+  return std::make_unique<DeviceBenchStep>(std::move(spec), [trainer = std::move(trainer),
+                                                             next_batch = std::move(next_batch)] {
+    trainer->model()->train();
+    const TranslationBatch batch = next_batch();
+    trainer->train_on(batch.shards, batch.loss_divisor, batch.shard);
+  });
+}
 
 // What differs between the translation workloads' epochs.
 struct TranslationEpoch {

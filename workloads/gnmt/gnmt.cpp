@@ -3,6 +3,9 @@
 #include <cmath>
 #include <string>
 
+#include "base/user_error.h"
+#include "datasets/wmt/gnmt_vocabulary.h"
+
 namespace mlh::gnmt {
 
 namespace {
@@ -152,6 +155,11 @@ torch::Tensor GnmtImpl::next_log_probs(const torch::Tensor& tokens, DecodingStat
 torch::Tensor padding_mask(const torch::Tensor& lengths, int64_t source_length) {
   const torch::Tensor positions = torch::arange(source_length, lengths.options().dtype(torch::kLong));
   return positions.unsqueeze(0).ge(lengths.to(torch::kLong).unsqueeze(1));
+}
+
+torch::Tensor lengths_of(const torch::Tensor& cpu_ids) {
+  MLH_ASSERT(cpu_ids.device().is_cpu());
+  return cpu_ids.ne(wmt::kGnmtPadId).sum(1).to(torch::kLong);
 }
 
 torch::Tensor label_smoothed_loss_sum(const torch::Tensor& logits, const torch::Tensor& labels, double smoothing) {

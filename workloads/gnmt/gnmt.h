@@ -101,6 +101,10 @@ TORCH_MODULE(Gnmt);
 // Padding mask [B, S]: true at positions >= length.
 torch::Tensor padding_mask(const torch::Tensor& lengths, int64_t source_length);
 
+// Lengths [rows] (int64) of padded id rows on the CPU: the count of non-padding (0) ids. Taken before
+// the ids move to the device, so packing the encoder input never waits for the device.
+torch::Tensor lengths_of(const torch::Tensor& cpu_ids);
+
 // The reference's label-smoothed loss, summed over non-padding targets:
 // (1 - s) * NLL(label) + s * mean over the vocabulary of -log p. logits [N, V] (float), labels [N]
 // int64, padding labels (0) ignored.

@@ -35,6 +35,7 @@
 #include "workloads/common/translation_prepare.h"
 #include "workloads/common/translation_steps.h"
 #include "workloads/gnmt/gnmt.h"
+#include "workloads/gnmt/gnmt_trainer.h"
 
 namespace mlh::gnmt {
 
@@ -130,54 +131,13 @@ struct GnmtSettings : TranslationDataSettings,
         .dropout(dropout)
         .attention_scale_init(attention_scale_init);
   }
-};
 
-// Lengths [rows] (int64) of padded rows on the CPU: the count of non-padding ids. Taken before the
-// ids move to the device, so packing the encoder input never waits for the device.
-torch::Tensor lengths_of(const torch::Tensor& cpu_ids) {
-  MLH_ASSERT(cpu_ids.device().is_cpu());
-  return cpu_ids.ne(wmt::kGnmtPadId).sum(1).to(torch::kLong);
-}
-
-// The model and its training step, built alike for training and `bench`: Adam at the learning rate
-// set before each step, the gradient norm clipped, the label-smoothed loss summed over each shard's
-// target tokens.
-class GnmtTrainer {
- public:
-  GnmtTrainer(const GnmtSettings& s, int64_t vocabulary, const World& world, const torch::Device& device,
-              Precision precision)
-      : model_(s.model_options(vocabulary)), device_(device), label_smoothing_(s.label_smoothing) {
-    model_->to(device);
-    step_ = std::make_unique<TrainStep>(
-        model_->parameters(),
-        make_adam({ParameterGroup{model_->parameters()}}, s.adam_options(0.0)),
-        world, TrainStepOptions{precision, device, s.gradient_clip_norm});
+  GnmtTrainerOptions trainer_options(int64_t vocabulary, const torch::Device& device, Precision precision) const {
+    return GnmtTrainerOptions(model_options(vocabulary))
+        .adam(adam_options(0.0))
+        .label_smoothing(label_smoothing)
+        .step(TrainStepOptions{precision, device, gradient_clip_norm});
   }
-
-  // One step over this rank's `shards` of a global batch of `global_pairs` sentence pairs (the
-  // reference's loss: summed over tokens, divided by the global batch's sentences); returns this
-  // rank's summed loss.
-  torch::Tensor train_on(int64_t shards, int64_t global_pairs, const PairShard& shard_batch) {
-    return step_->run(shards, static_cast<double>(global_pairs), [&](int64_t k) -> torch::Tensor {
-      const auto [source, target_ids] = shard_batch(k);
-      if (!source.defined()) return {};
-      const torch::Tensor target = target_ids.to(device_);
-      const int64_t t = target.size(1);
-      const torch::Tensor logits =
-          model_->forward(source.to(device_), lengths_of(source), target.slice(1, 0, t - 1)).to(torch::kFloat);
-      return label_smoothed_loss_sum(logits.reshape({-1, logits.size(-1)}), target.slice(1, 1, t).reshape({-1}),
-                                     label_smoothing_);
-    });
-  }
-
-  Gnmt& model() { return model_; }
-  TrainStep& step() { return *step_; }
-
- private:
-  Gnmt model_;
-  torch::Device device_;
-  double label_smoothing_;
-  std::unique_ptr<TrainStep> step_;
 };
 
 // GNMT's incremental decoding behind beam search's interface. The first step feeds BOS.
@@ -264,7 +224,7 @@ class GnmtWorkload final : public Workload {
                                       s.decay_steps, s.decay_factor, s.schedule_epochs * steps_per_epoch_);
 
     torch::manual_seed(seed_);
-    trainer_ = std::make_unique<GnmtTrainer>(s, vocabulary_->size(), *world_, device_, precision_);
+    trainer_ = std::make_unique<GnmtTrainer>(s.trainer_options(vocabulary_->size(), device_, precision_), *world_);
     log_hyperparameters(context.logger);
 
     WorkloadInfo info;
@@ -407,7 +367,7 @@ std::unique_ptr<BenchStep> GnmtWorkload::make_bench_step(const BenchSpec& spec, 
       s.data_source == TranslationDataSettings::Source::kSynthetic ? s.synthetic_bpe_merges + 100 : kReferenceVocabularySize;
   const int64_t shards = shards_per_rank(s.gradient_shards, world.size(), "gradient_shards");
   torch::manual_seed(0);
-  auto trainer = std::make_shared<GnmtTrainer>(s, vocabulary, world, device, precision);
+  auto trainer = std::make_shared<GnmtTrainer>(s.trainer_options(vocabulary, device, precision), world);
   trainer->step().set_learning_rate(s.learning_rate);
   // Random ids of the real vocabulary (no specials), BOS first and EOS last, on the CPU.
   const auto sentences = [&] {
@@ -421,25 +381,19 @@ std::unique_ptr<BenchStep> GnmtWorkload::make_bench_step(const BenchSpec& spec, 
   BeamSearchOptions beam = beam_options();
   beam.eos_id = -1;  // never finishes early: every step decodes the same work
   beam.max_length = length;
-  const int64_t global_pairs = rows * world.size();
   // Training counts target tokens predicted per step (BOS excluded), as the reference's tok/s.
   DeviceBenchStep::Spec bench{device, precision, inference ? rows : rows * (length - 1), inference ? "sentences" : "tokens"};
+  if (!inference) {
+    const TranslationBatch batch = fixed_translation_batch(source, target, shards, rows * world.size());
+    return make_translation_train_bench_step(bench, trainer, [batch] { return batch; });
+  }
   return std::make_unique<DeviceBenchStep>(bench, [=] {
     Gnmt& model = trainer->model();
-    if (inference) {
-      model->eval();
-      torch::NoGradGuard no_grad;
-      AutocastScope autocast(precision, device);
-      GnmtDecoder decoder(model, device_source, source_lengths, beam.beam_size);
-      beam_search(decoder, rows, beam);
-      return;
-    }
-    model->train();
-    trainer->train_on(shards, global_pairs, [&](int64_t k) {
-      const auto [begin, end] = proportional_part(rows, shards, k);
-      if (begin == end) return std::pair<torch::Tensor, torch::Tensor>();
-      return std::make_pair(source.narrow(0, begin, end - begin), target.narrow(0, begin, end - begin));
-    });
+    model->eval();
+    torch::NoGradGuard no_grad;
+    AutocastScope autocast(precision, device);
+    GnmtDecoder decoder(model, device_source, source_lengths, beam.beam_size);
+    beam_search(decoder, rows, beam);
   });
 }
 

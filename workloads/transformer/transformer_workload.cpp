@@ -34,6 +34,7 @@
 #include "workloads/common/translation_prepare.h"
 #include "workloads/common/translation_steps.h"
 #include "workloads/transformer/transformer.h"
+#include "workloads/transformer/transformer_trainer.h"
 
 namespace mlh::transformer {
 
@@ -123,6 +124,14 @@ struct TransformerSettings : TranslationDataSettings,
         .attention_dropout(attention_dropout)
         .relu_dropout(relu_dropout);
   }
+
+  TransformerTrainerOptions trainer_options(int64_t vocabulary, const torch::Device& device,
+                                            Precision precision) const {
+    return TransformerTrainerOptions(model_options(vocabulary))
+        .adam(adam_options(0.0))
+        .label_smoothing(label_smoothing)
+        .step(TrainStepOptions{precision, device});
+  }
 };
 
 // The vocabulary a data folder holds: MLPerf's t2t subwords, else a prepared SentencePiece model.
@@ -136,42 +145,6 @@ std::unique_ptr<wmt::SubwordCodec> open_codec(const fs::path& folder) {
                   " (MLPerf's t2t subwords; copy " + wmt::kT2tShippedVocabularyFile + " there) or " +
                   wmt::kSentencePieceModelFile + " (from `mlharness prepare`)");
 }
-
-// The model and its training step, built alike for training and `bench`: Adam at the learning rate
-// set before each step, the label-smoothed cross-entropy summed over each shard's target tokens.
-class TransformerTrainer {
- public:
-  TransformerTrainer(const TransformerSettings& s, int64_t vocabulary, const World& world, const torch::Device& device,
-                     Precision precision)
-      : model_(s.model_options(vocabulary)), device_(device), label_smoothing_(s.label_smoothing) {
-    model_->to(device);
-    step_ = std::make_unique<TrainStep>(
-        model_->parameters(),
-        make_adam({ParameterGroup{model_->parameters()}}, s.adam_options(0.0)),
-        world, TrainStepOptions{precision, device});
-  }
-
-  // One step over this rank's `shards` of a global batch of `global_tokens` target tokens; returns
-  // this rank's summed loss.
-  torch::Tensor train_on(int64_t shards, int64_t global_tokens, const PairShard& shard_batch) {
-    return step_->run(shards, static_cast<double>(global_tokens), [&](int64_t k) -> torch::Tensor {
-      const auto [source_ids, target_ids] = shard_batch(k);
-      if (!source_ids.defined()) return {};
-      const torch::Tensor source = source_ids.to(device_), target = target_ids.to(device_);
-      const torch::Tensor logits = model_->forward(source, target).to(torch::kFloat);
-      return smoothed_cross_entropy_sum(logits.reshape({-1, logits.size(-1)}), target.reshape({-1}), label_smoothing_);
-    });
-  }
-
-  Transformer& model() { return model_; }
-  TrainStep& step() { return *step_; }
-
- private:
-  Transformer model_;
-  torch::Device device_;
-  double label_smoothing_;
-  std::unique_ptr<TrainStep> step_;
-};
 
 // The Transformer's incremental decoding behind beam search's interface.
 class TransformerDecoder final : public IncrementalDecoder {
@@ -237,7 +210,8 @@ class TransformerWorkload final : public Workload {
     steps_per_epoch_ = static_cast<int64_t>(batcher_->epoch_batches(seed_, 1).size());
 
     torch::manual_seed(seed_);
-    trainer_ = std::make_unique<TransformerTrainer>(settings_, model_vocabulary_, *world_, device_, precision_);
+    trainer_ =
+        std::make_unique<TransformerTrainer>(settings_.trainer_options(model_vocabulary_, device_, precision_), *world_);
     log_hyperparameters(context.logger);
 
     WorkloadInfo info;
@@ -354,7 +328,7 @@ std::unique_ptr<BenchStep> TransformerWorkload::make_bench_step(const BenchSpec&
                     std::to_string(length) + " tokens (bench_sentence_length)");
   const int64_t shards = shards_per_rank(s.gradient_shards, world.size(), "gradient_shards");
   torch::manual_seed(0);
-  auto trainer = std::make_shared<TransformerTrainer>(s, vocabulary, world, device, precision);
+  auto trainer = std::make_shared<TransformerTrainer>(s.trainer_options(vocabulary, device, precision), world);
   trainer->step().set_learning_rate(inverse_sqrt_learning_rate(s.learning_rate, s.model_size, s.warmup_steps, s.warmup_steps));
   // Random ids of the real vocabulary (no padding), each sentence ending in EOS.
   const auto sentences = [&] {
@@ -368,24 +342,18 @@ std::unique_ptr<BenchStep> TransformerWorkload::make_bench_step(const BenchSpec&
   beam.length_penalty_alpha = s.length_penalty_alpha;
   beam.eos_id = -1;  // never finishes early: every step decodes the same work
   beam.max_length = length;
-  const int64_t global_tokens = rows * length * world.size();
   DeviceBenchStep::Spec bench{device, precision, inference ? rows : rows * length, inference ? "sentences" : "tokens"};
+  if (!inference) {
+    const TranslationBatch batch = fixed_translation_batch(source, target, shards, rows * length * world.size());
+    return make_translation_train_bench_step(bench, trainer, [batch] { return batch; });
+  }
   return std::make_unique<DeviceBenchStep>(bench, [=] {
     Transformer& model = trainer->model();
-    if (inference) {
-      model->eval();
-      torch::NoGradGuard no_grad;
-      AutocastScope autocast(precision, device);
-      TransformerDecoder decoder(model, source, beam.beam_size);
-      beam_search(decoder, rows, beam);
-      return;
-    }
-    model->train();
-    trainer->train_on(shards, global_tokens, [&](int64_t k) {
-      const auto [begin, end] = proportional_part(rows, shards, k);
-      if (begin == end) return std::pair<torch::Tensor, torch::Tensor>();
-      return std::make_pair(source.narrow(0, begin, end - begin), target.narrow(0, begin, end - begin));
-    });
+    model->eval();
+    torch::NoGradGuard no_grad;
+    AutocastScope autocast(precision, device);
+    TransformerDecoder decoder(model, source, beam.beam_size);
+    beam_search(decoder, rows, beam);
   });
 }
 

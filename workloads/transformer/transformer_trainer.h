@@ -1,0 +1,49 @@
+// The Transformer and its one training step (harness/train_step.h): Adam at the learning rate set
+// before each step, the label-smoothed cross-entropy summed over each gradient shard's target tokens
+// and divided by the global batch's target tokens. Training (train_translation_epoch) and `mlharness
+// bench` (make_translation_train_bench_step) both step through train_on, so bench times the step that
+// training runs (tests/workloads/transformer_trainer_test.cpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <torch/torch.h>
+
+#include "harness/fused_adam.h"
+#include "harness/train_step.h"
+#include "harness/world.h"
+#include "workloads/common/translation_steps.h"
+#include "workloads/transformer/transformer.h"
+
+namespace mlh::transformer {
+
+struct TransformerTrainerOptions {
+  explicit TransformerTrainerOptions(TransformerOptions model) : model_(std::move(model)) {}
+  TORCH_ARG(TransformerOptions, model);
+  TORCH_ARG(AdamOptions, adam);             // its learning rate is whatever step().set_learning_rate last set
+  TORCH_ARG(double, label_smoothing) = 0.1;
+  TORCH_ARG(TrainStepOptions, step);        // precision and device
+};
+
+class TransformerTrainer {
+ public:
+  // Builds the model on the options' device, its weights drawn from torch's generator as it stands
+  // (seed it first). A collective: every rank builds its trainer; `world` must outlive it.
+  TransformerTrainer(const TransformerTrainerOptions& options, const World& world);
+
+  // One step over this rank's `shards` of a global batch of `global_tokens` target tokens;
+  // shard_batch(k) gives shard k's ids (undefined: an empty shard). Returns this rank's summed loss.
+  torch::Tensor train_on(int64_t shards, int64_t global_tokens, const PairShard& shard_batch);
+
+  Transformer& model() { return model_; }
+  TrainStep& step() { return *step_; }
+
+ private:
+  Transformer model_;
+  torch::Device device_;
+  double label_smoothing_;
+  std::unique_ptr<TrainStep> step_;
+};
+
+}  // namespace mlh::transformer
