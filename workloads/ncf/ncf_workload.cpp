@@ -15,10 +15,10 @@
 #include "datasets/movielens/synthetic.h"
 #include "datasets/sharded_sampler.h"
 #include "harness/bench.h"
-#include "harness/fused_adam.h"
 #include "harness/setting_groups.h"
 #include "harness/train_step.h"
 #include "harness/workload.h"
+#include "workloads/ncf/ncf_trainer.h"
 #include "workloads/ncf/neumf.h"
 
 namespace mlh::ncf {
@@ -98,41 +98,6 @@ struct NcfSettings : AdamSettings {
   }
 };
 
-// One gradient shard of a batch: (user, item) pairs and their 0/1 labels.
-struct Shard {
-  torch::Tensor user, item, label;
-};
-
-// NeuMF and its training step, built alike for training and `bench`: Adam, the binary
-// cross-entropy summed over each shard (harness/train_step.h makes it the global batch's mean).
-class NcfTrainer {
- public:
-  NcfTrainer(NeuMF model, const NcfSettings& settings, const World& world, Precision precision = Precision::kFp32)
-      : model_(std::move(model)),
-        step_(model_->parameters(),
-              make_adam({ParameterGroup{model_->parameters()}},
-                        settings.adam_options(settings.learning_rate)),
-              world, TrainStepOptions{precision}) {}
-
-  // One step on this rank's shards of a global batch of `global_count` samples; returns this
-  // rank's summed loss.
-  torch::Tensor train_on(const std::vector<Shard>& shards, int64_t global_count) {
-    return step_.run(static_cast<int64_t>(shards.size()), static_cast<double>(global_count), [&](int64_t k) {
-      const Shard& shard = shards[static_cast<size_t>(k)];
-      const torch::Tensor logits = model_->forward(shard.user, shard.item);
-      return torch::binary_cross_entropy_with_logits(logits.to(torch::kFloat), shard.label, {}, {},
-                                                     torch::Reduction::Sum);
-    });
-  }
-
-  NeuMF& model() { return model_; }
-  TrainStep& step() { return step_; }
-
- private:
-  NeuMF model_;
-  TrainStep step_;
-};
-
 // The training step (or the forward pass) at MovieLens-20M size on random ids: the rank's part of
 // the batch cut into the configured gradient shards, as training cuts it.
 std::unique_ptr<BenchStep> make_ncf_bench_step(const NcfSettings& settings, const BenchSpec& spec, const World& world) {
@@ -142,25 +107,25 @@ std::unique_ptr<BenchStep> make_ncf_bench_step(const NcfSettings& settings, cons
   torch::manual_seed(0);
   auto trainer = std::make_shared<NcfTrainer>(
       NeuMF(NeuMFOptions(kMl20mUsers, kMl20mItems).mf_dim(settings.mf_dim).mlp_layer_sizes(settings.mlp_layer_sizes)),
-      settings, world, precision);
-  const bool inference = spec.mode == BenchMode::kInference;
+      settings.adam_options(settings.learning_rate), world, precision);
   const int64_t global_count = batch * world.size();
-  DeviceBenchStep::Spec bench{torch::kCPU, precision, batch};
-  return std::make_unique<DeviceBenchStep>(bench, [=] {
-    std::vector<Shard> shards;
+  auto random_batch = [=] {
+    NcfBatch random{{}, global_count};
     for (int64_t k = 0; k < shards_per_rank; ++k) {
       const auto [begin, end] = proportional_part(batch, shards_per_rank, k);
       const int64_t n = end - begin;
-      shards.push_back({torch::randint(kMl20mUsers, {n}, torch::kLong), torch::randint(kMl20mItems, {n}, torch::kLong),
-                        torch::randint(2, {n}, torch::kFloat)});
+      random.shards.push_back({torch::randint(kMl20mUsers, {n}, torch::kLong),
+                               torch::randint(kMl20mItems, {n}, torch::kLong), torch::randint(2, {n}, torch::kFloat)});
     }
-    if (!inference) {
-      trainer->train_on(shards, global_count);
-      return;
-    }
+    return random;
+  };
+  DeviceBenchStep::Spec bench{torch::kCPU, precision, batch};
+  if (spec.mode != BenchMode::kInference) return make_ncf_train_bench_step(bench, trainer, random_batch);
+  return std::make_unique<DeviceBenchStep>(bench, [=] {
+    const NcfBatch random = random_batch();
     torch::NoGradGuard no_grad;
     AutocastScope autocast(precision, torch::kCPU);
-    for (const Shard& shard : shards) trainer->model()->forward(shard.user, shard.item);
+    for (const NcfShard& shard : random.shards) trainer->model()->forward(shard.user, shard.item);
   });
 }
 
@@ -216,7 +181,7 @@ class NcfWorkload final : public Workload {
     NeuMF model(NeuMFOptions(split_.num_users, split_.num_items)
                     .mf_dim(settings_.mf_dim)
                     .mlp_layer_sizes(settings_.mlp_layer_sizes));
-    trainer_ = std::make_unique<NcfTrainer>(model, settings_, *world_);
+    trainer_ = std::make_unique<NcfTrainer>(model, settings_.adam_options(settings_.learning_rate), *world_);
 
     settings_.log_adam(log, settings_.learning_rate);
     log.event(keys::kPreprocHpMinRatings, settings_.min_ratings);
@@ -255,21 +220,19 @@ class NcfWorkload final : public Workload {
     trainer_->model()->train();
     sampler_->set_epoch(epoch);
     for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
-      std::vector<Shard> shards;
+      NcfBatch batch;
       int64_t count = 0;
-      int64_t global_count = 0;
       for (const ShardedSampler::Slice& slice : sampler_->local_shards(b, gradient_shards_)) {
         const int64_t n = slice.end - slice.begin;
-        Shard shard{torch::empty({n}, torch::kLong), torch::empty({n}, torch::kLong),
-                               torch::empty({n}, torch::kFloat)};
+        NcfShard shard{torch::empty({n}, torch::kLong), torch::empty({n}, torch::kLong), torch::empty({n}, torch::kFloat)};
         fill_samples(sampler_->indices(slice), n, epoch, shard.user.data_ptr<int64_t>(),
                      shard.item.data_ptr<int64_t>(), shard.label.data_ptr<float>());
-        shards.push_back(std::move(shard));
+        batch.shards.push_back(std::move(shard));
         count += n;
-        global_count = slice.global_size;
+        batch.global_count = slice.global_size;
       }
-      const torch::Tensor loss = trainer_->train_on(shards, global_count);
-      progress.step(global_count, loss / std::max<int64_t>(count, 1));
+      const torch::Tensor loss = trainer_->train_on(batch);
+      progress.step(batch.global_count, loss / std::max<int64_t>(count, 1));
     }
     TrainStats stats;
     stats.samples = samples_per_epoch_;

@@ -23,6 +23,7 @@
 #include "workloads/common/resnet.h"
 #include "workloads/common/setting_groups.h"
 #include "workloads/resnet/image_source.h"
+#include "workloads/resnet/resnet_trainer.h"
 
 namespace mlh::resnet {
 
@@ -161,25 +162,6 @@ common::ResNet build_model(const ResNetSettings& s, int64_t in_channels) {
                             .small_input(s.small_input));
 }
 
-// The parameters by how the optimizer treats them: conv and FC weights (decayed; LARS-adapted),
-// the FC bias (decayed, as the reference's L2 covers every non-batch-norm variable; not adapted),
-// and batch norm's scale and shift (neither).
-std::vector<ParameterGroup> parameter_groups(common::ResNet& model, double weight_decay) {
-  ParameterGroup weights{{}, weight_decay, 1.0, /*lars_adapted=*/true};
-  ParameterGroup biases{{}, weight_decay};
-  ParameterGroup batch_norm{{}, 0.0};
-  for (const auto& module : model->modules(/*include_self=*/false)) {
-    const bool is_batch_norm = module->as<torch::nn::BatchNorm2d>() != nullptr;
-    for (const auto& p : module->named_parameters(/*recurse=*/false)) {
-      if (is_batch_norm)
-        batch_norm.parameters.push_back(p.value());
-      else
-        (p.value().dim() > 1 ? weights : biases).parameters.push_back(p.value());
-    }
-  }
-  return {weights, biases, batch_norm};
-}
-
 // The keys of the optimizer's hyperparameters in the reference logs (closed_resnet_{sgd,lars}.yaml).
 struct OptimizerKeys {
   const char* name;
@@ -227,42 +209,17 @@ torch::MemoryFormat memory_format(bool channels_last) {
   return channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous;
 }
 
-// The model and its training step, built alike for training and `bench`: SGD or LARS, the
-// label-smoothed cross-entropy summed over each shard.
-class ResNetTrainer {
- public:
-  // Images and labels of one gradient shard, on the model's device; undefined or empty: no samples.
-  using ShardBatch = std::function<std::pair<torch::Tensor, torch::Tensor>(int64_t shard)>;
-
-  ResNetTrainer(const ResNetSettings& s, int64_t in_channels, const World& world, const torch::Device& device,
-                Precision precision, bool channels_last)
-      : model_(build_model(s, in_channels)), label_smoothing_(s.label_smoothing) {
-    model_->to(device);
-    if (channels_last) common::convert_memory_format(*model_, torch::MemoryFormat::ChannelsLast);
-    step_ = std::make_unique<TrainStep>(model_->parameters(), make_optimizer(model_, s), world,
-                                        TrainStepOptions{precision, device});
-  }
-
-  // One step over this rank's `shards` of a global batch of `global_count` images; returns this
-  // rank's summed loss.
-  torch::Tensor train_on(int64_t shards, int64_t global_count, const ShardBatch& shard_batch) {
-    return step_->run(shards, static_cast<double>(global_count), [&](int64_t k) -> torch::Tensor {
-      const auto [images, labels] = shard_batch(k);
-      if (!images.defined() || images.size(0) == 0) return {};
-      return torch::nn::functional::cross_entropy(
-          model_->forward(images).to(torch::kFloat), labels,
-          torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing_).reduction(torch::kSum));
-    });
-  }
-
-  common::ResNet& model() { return model_; }
-  TrainStep& step() { return *step_; }
-
- private:
-  common::ResNet model_;
-  double label_smoothing_;
-  std::unique_ptr<TrainStep> step_;
-};
+// The configured model on `device` (channels-last when asked), its optimizer and its training step,
+// built alike for training and `bench`.
+std::unique_ptr<ResNetTrainer> make_trainer(const ResNetSettings& s, int64_t in_channels, const World& world,
+                                            const torch::Device& device, Precision precision, bool channels_last) {
+  common::ResNet model = build_model(s, in_channels);
+  model->to(device);
+  if (channels_last) common::convert_memory_format(*model, torch::MemoryFormat::ChannelsLast);
+  std::unique_ptr<Optimizer> optimizer = make_optimizer(model, s);
+  return std::make_unique<ResNetTrainer>(model, std::move(optimizer), s.label_smoothing, world,
+                                         TrainStepOptions{precision, device});
+}
 
 // The JPEG folder a JPEG data source reads: data_path, or the generated folder under data_root.
 std::string jpeg_root(const ResNetSettings& s, const std::string& data_root) {
@@ -333,8 +290,7 @@ class ResNetWorkload final : public Workload {
     sampler_ = std::make_unique<ShardedSampler>(train_->size(), settings_.global_batch_size, world_->rank(),
                                                 world_->size(), seed_);
     torch::manual_seed(seed_);
-    trainer_ = std::make_unique<ResNetTrainer>(settings_, train_->channels(), *world_, device_, precision_,
-                                               settings_.channels_last);
+    trainer_ = make_trainer(settings_, train_->channels(), *world_, device_, precision_, settings_.channels_last);
 
     const int64_t steps = sampler_->num_batches();
     warmup_steps_ = static_cast<int64_t>(std::llround(settings_.warmup_epochs * steps));
@@ -370,14 +326,15 @@ class ResNetWorkload final : public Workload {
       trainer_->step().set_learning_rate(scheduled_learning_rate(settings_, step_++, warmup_steps_, decay_steps_));
       const auto& shards = batch_shards[static_cast<size_t>(b)];
       const int64_t global_count = shards.front().global_size;
-      const HostBatch batch = train_->next();
-      const torch::Tensor loss =
-          trainer_->train_on(static_cast<int64_t>(shards.size()), global_count, [&](int64_t k) {
-            const ShardedSampler::Slice& slice = shards[static_cast<size_t>(k)];
-            const int64_t begin = slice.begin - shards.front().begin, n = slice.end - slice.begin;
-            return on_device(batch.images.narrow(0, begin, n), batch.labels.narrow(0, begin, n));
-          });
-      const int64_t count = batch.labels.size(0);
+      const HostBatch host = train_->next();
+      ResNetBatch batch{{}, global_count};
+      for (const ShardedSampler::Slice& slice : shards) {
+        const int64_t begin = slice.begin - shards.front().begin, n = slice.end - slice.begin;
+        auto [images, labels] = on_device(host.images.narrow(0, begin, n), host.labels.narrow(0, begin, n));
+        batch.shards.push_back({images, labels});
+      }
+      const torch::Tensor loss = trainer_->train_on(batch);
+      const int64_t count = host.labels.size(0);
       progress.step(global_count, loss / std::max<int64_t>(count, 1));
     }
     TrainStats stats;
@@ -487,27 +444,24 @@ std::unique_ptr<BenchStep> make_model_bench_step(const ResNetSettings& s, const 
   const int64_t size = s.jpeg_source() ? s.image_size : 28;
   const int64_t shards = shards_per_rank(s.gradient_shards, world.size(), "gradient_shards");
   torch::manual_seed(0);
-  auto trainer = std::make_shared<ResNetTrainer>(s, in_channels, world, device, precision, spec.channels_last);
+  std::shared_ptr<ResNetTrainer> trainer = make_trainer(s, in_channels, world, device, precision, spec.channels_last);
   const torch::Tensor images =
       torch::randn({batch, in_channels, size, size}).to(device).contiguous(memory_format(spec.channels_last));
   const torch::Tensor labels = torch::randint(s.num_classes, {batch}, torch::kLong).to(device);
-  const bool inference = spec.mode == BenchMode::kInference;
-  const int64_t global_count = batch * world.size();
   DeviceBenchStep::Spec bench{device, precision, batch, "images", spec.channels_last ? "channels_last" : "nchw"};
-  return std::make_unique<DeviceBenchStep>(bench, [=] {
-    if (inference) {
+  if (spec.mode == BenchMode::kInference)
+    return std::make_unique<DeviceBenchStep>(bench, [=] {
       trainer->model()->eval();
       torch::NoGradGuard no_grad;
       AutocastScope autocast(precision, device);
       trainer->model()->forward(images);
-      return;
-    }
-    trainer->model()->train();
-    trainer->train_on(shards, global_count, [&](int64_t k) {
-      const auto [begin, end] = proportional_part(batch, shards, k);
-      return std::make_pair(images.narrow(0, begin, end - begin), labels.narrow(0, begin, end - begin));
     });
-  });
+  ResNetBatch fixed{{}, batch * world.size()};
+  for (int64_t k = 0; k < shards; ++k) {
+    const auto [begin, end] = proportional_part(batch, shards, k);
+    fixed.shards.push_back({images.narrow(0, begin, end - begin), labels.narrow(0, begin, end - begin)});
+  }
+  return make_resnet_train_bench_step(bench, trainer, [fixed] { return fixed; });
 }
 
 // The data pipeline alone: decode and augment the training split's JPEGs, batch after batch.

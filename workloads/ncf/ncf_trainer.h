@@ -1,0 +1,54 @@
+// NCF's training step: NeuMF, Adam, and the binary cross-entropy summed over each gradient shard
+// (harness/train_step.h makes it the global batch's mean). Training (NcfWorkload::train_epoch) and
+// `mlharness bench` both step through NcfTrainer::train_on, bench through make_ncf_train_bench_step,
+// so bench times the step that training runs (tests/workloads/ncf_trainer_test.cpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "harness/bench.h"
+#include "harness/fused_adam.h"
+#include "harness/train_step.h"
+#include "harness/world.h"
+#include "workloads/ncf/neumf.h"
+
+namespace mlh::ncf {
+
+// One gradient shard of a batch: (user, item) pairs and their 0/1 labels (float).
+struct NcfShard {
+  torch::Tensor user, item, label;
+};
+
+// This rank's shards of one global batch of `global_count` samples, in shard order.
+struct NcfBatch {
+  std::vector<NcfShard> shards;
+  int64_t global_count = 0;
+};
+
+class NcfTrainer {
+ public:
+  // Broadcasts rank 0's weights (TrainStep's constructor: every rank builds its trainer).
+  NcfTrainer(NeuMF model, AdamOptions adam, const World& world, Precision precision = Precision::kFp32);
+
+  // One step on `batch`; returns this rank's summed loss.
+  torch::Tensor train_on(const NcfBatch& batch);
+
+  NeuMF& model() { return model_; }
+  TrainStep& step() { return step_; }
+
+ private:
+  NeuMF model_;
+  TrainStep step_;
+};
+
+// The bench step that trains `trainer` on next_batch()'s batch, one step per run(), as training does.
+std::unique_ptr<DeviceBenchStep> make_ncf_train_bench_step(DeviceBenchStep::Spec spec,
+                                                           std::shared_ptr<NcfTrainer> trainer,
+                                                           std::function<NcfBatch()> next_batch);
+
+}  // namespace mlh::ncf
