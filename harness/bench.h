@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,19 @@ class DeviceBenchStep final : public BenchStep {
   Spec spec_;
   std::function<void()> step_;
 };
+
+// A workload's training step as a bench step: each run puts `trainer`'s model in training mode and
+// trains it on next_batch() through trainer->train_on, the call the workload's train_epoch makes, so
+// bench times the step training runs. Trainer: model() (a module holder) and train_on(const Batch&).
+template <class Batch, class Trainer>
+std::unique_ptr<DeviceBenchStep> make_train_bench_step(DeviceBenchStep::Spec spec, std::shared_ptr<Trainer> trainer,
+                                                       std::function<Batch()> next_batch) {
+  return std::make_unique<DeviceBenchStep>(std::move(spec), [trainer = std::move(trainer),
+                                                             next_batch = std::move(next_batch)] {
+    trainer->model()->train();
+    trainer->train_on(next_batch());
+  });
+}
 
 struct BenchOptions {
   std::vector<int64_t> batch_sizes;      // per rank; empty = the workload's configured batch

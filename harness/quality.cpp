@@ -20,6 +20,11 @@ std::string fixed4(double value) {
 
 std::string QualityTarget::describe() const { return name + (strict ? " > " : " >= ") + fixed4(value); }
 
+std::string QualityTarget::describe_measured(const double* measured) const {
+  return name + " " + (measured ? fixed4(*measured) : std::string("-")) + " (target " + (strict ? "> " : ">= ") +
+         fixed4(value) + ")";
+}
+
 void check_targets(const std::vector<QualityTarget>& targets) {
   if (targets.empty()) throw InternalError("the workload declared no quality target");
   std::set<std::string> names;
@@ -60,8 +65,8 @@ std::string describe_targets(const std::vector<QualityTarget>& targets) {
 std::string describe_quality(const Quality& quality, const std::vector<QualityTarget>& targets) {
   std::string text;
   for (const QualityTarget& target : targets) {
-    text += (text.empty() ? "" : ", ") + target.name + " " + fixed4(quality_value(quality, target)) + " (" +
-            (target.strict ? "> " : ">= ") + fixed4(target.value) + ")";
+    const double measured = quality_value(quality, target);
+    text += (text.empty() ? "" : ", ") + target.describe_measured(&measured);
   }
   return text;
 }

@@ -24,6 +24,8 @@ struct QualityTarget {
 
   bool reached_by(double quality) const { return strict ? quality > value : quality >= value; }
   std::string describe() const;  // "BBOX >= 0.3770", "bleu/100 > 0.2500"
+  // A measured value against this target: "top1 0.8751 (target >= 0.8800)"; "-" when not measured.
+  std::string describe_measured(const double* measured) const;
 };
 
 // Throws InternalError (a workload bug) unless there is at least one target, the names are distinct
@@ -38,7 +40,7 @@ bool reaches_all(const Quality& quality, const std::vector<QualityTarget>& targe
 nlohmann::json eval_accuracy_value(const Quality& quality, const std::vector<QualityTarget>& targets);
 // "BBOX >= 0.3770 and SEGM >= 0.3390".
 std::string describe_targets(const std::vector<QualityTarget>& targets);
-// For the console: "BBOX 0.3812 (>= 0.3770), SEGM 0.3301 (>= 0.3390)".
+// For the console: "BBOX 0.3812 (target >= 0.3770), SEGM 0.3301 (target >= 0.3390)".
 std::string describe_quality(const Quality& quality, const std::vector<QualityTarget>& targets);
 
 }  // namespace mlh

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/user_error.h"
+#include "harness/quality.h"
 
 namespace mlh {
 
@@ -58,12 +59,6 @@ proto::RunResult run_result_from_json(const std::string& json) {
 
 namespace {
 
-std::string fixed4(double value) {
-  char text[48];
-  std::snprintf(text, sizeof text, "%.4f", value);
-  return text;
-}
-
 // The record's targets; a record written before quality_targets existed has quality_name/target.
 std::vector<proto::QualityTarget> targets_of(const proto::RunResult& r) {
   std::vector<proto::QualityTarget> targets(r.quality_targets().begin(), r.quality_targets().end());
@@ -75,14 +70,14 @@ std::vector<proto::QualityTarget> targets_of(const proto::RunResult& r) {
   return targets;
 }
 
-// "BBOX 0.3812 (>= 0.3770), SEGM 0.3301 (>= 0.3390)" from the final quality.
+// "BBOX 0.3812 (target >= 0.3770), SEGM 0.3301 (target >= 0.3390)" from the final quality.
 std::string final_against_targets(const proto::RunResult& r) {
   std::string text;
   for (const auto& target : targets_of(r)) {
     const auto found = r.final_quality().find(target.name());
-    text += (text.empty() ? "" : ", ") + target.name() + " " +
-            (found == r.final_quality().end() ? std::string("-") : fixed4(found->second)) + " (" +
-            (target.strict() ? "> " : ">= ") + fixed4(target.value()) + ")";
+    const QualityTarget as_target{target.name(), target.value(), target.strict()};
+    text += (text.empty() ? "" : ", ") +
+            as_target.describe_measured(found == r.final_quality().end() ? nullptr : &found->second);
   }
   return text;
 }

@@ -339,7 +339,7 @@ TEST_F(EngineTest, TwoTargetsStopOnlyWhenBothHold) {
   EXPECT_DOUBLE_EQ(result.quality_target(), 0.377);
   // The console summary shows every target.
   EXPECT_THAT(format_run_summary(result),
-              ::testing::HasSubstr("reached BBOX 0.3900 (>= 0.3770), SEGM 0.3390 (>= 0.3390) in 3 epochs"));
+              ::testing::HasSubstr("reached BBOX 0.3900 (target >= 0.3770), SEGM 0.3390 (target >= 0.3390) in 3 epochs"));
 
   // eval_accuracy is an object of both values, as the Mask R-CNN reference logs it.
   std::vector<nlohmann::json> accuracies;
@@ -359,7 +359,7 @@ TEST_F(EngineTest, StrictTargetIsNotReachedByAnEqualValue) {
   EXPECT_EQ(result.epochs_to_converge(), 2);
   ASSERT_EQ(result.quality_targets_size(), 1);
   EXPECT_TRUE(result.quality_targets(0).strict());
-  EXPECT_THAT(format_run_summary(result), ::testing::HasSubstr("reached bleu/100 0.2501 (> 0.2500)"));
+  EXPECT_THAT(format_run_summary(result), ::testing::HasSubstr("reached bleu/100 0.2501 (target > 0.2500)"));
   // Values that are no target are kept in the record but not logged as eval_accuracy.
   EXPECT_DOUBLE_EQ(result.final_quality().at("bleu"), 25.01);
   std::vector<double> accuracies;

@@ -28,7 +28,7 @@ TEST(QualityTarget, AllTargetsMustHold) {
   EXPECT_TRUE(reaches_all({{{"BBOX", 0.377}, {"SEGM", 0.339}}}, targets));
   EXPECT_EQ(describe_targets(targets), "BBOX >= 0.3770 and SEGM >= 0.3390");
   EXPECT_EQ(describe_quality({{{"BBOX", 0.38}, {"SEGM", 0.33}, {"other", 1}}}, targets),
-            "BBOX 0.3800 (>= 0.3770), SEGM 0.3300 (>= 0.3390)");
+            "BBOX 0.3800 (target >= 0.3770), SEGM 0.3300 (target >= 0.3390)");
 }
 
 TEST(QualityTarget, EvalAccuracyIsANumberForOneTargetAndAnObjectForSeveral) {

@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "tests/workloads/trainer_outcome.h"
 #include "workloads/ncf/ncf_trainer.h"
 
 namespace mlh::ncf {
@@ -31,44 +32,24 @@ NcfBatch two_shard_batch() {
   return NcfBatch{{random_shard(7), random_shard(5)}, 12};
 }
 
-// What the steps so far left: the parameters, then the summed loss the step keeps for the epoch
-// (taken, so once per trainer).
-std::vector<torch::Tensor> outcome(NcfTrainer& trainer) {
-  std::vector<torch::Tensor> tensors;
-  for (const torch::Tensor& p : trainer.model()->parameters()) tensors.push_back(p.detach().clone());
-  tensors.push_back(torch::tensor(trainer.step().take_loss_sum(), torch::kDouble));
-  return tensors;
-}
-
-bool all_equal(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!torch::equal(a[i], b[i])) return false;
-  return true;
-}
-
 TEST(NcfTrainer, OneBenchStepAndOneTrainingStepGiveTheSameUpdate) {
   const World world = World::single_process();
   const NcfBatch batch = two_shard_batch();
 
   std::shared_ptr<NcfTrainer> trained = small_trainer(world);
-  const std::vector<torch::Tensor> start = outcome(*trained);
+  const TrainerOutcome start = trainer_outcome(*trained);
   trained->model()->train();
   trained->train_on(batch);  // as NcfWorkload::train_epoch calls it
-  const std::vector<torch::Tensor> after_training = outcome(*trained);
+  const TrainerOutcome after_training = trainer_outcome(*trained);
 
   std::shared_ptr<NcfTrainer> benched = small_trainer(world);
-  make_ncf_train_bench_step(DeviceBenchStep::Spec{torch::kCPU, Precision::kFp32, 12}, benched, [&] { return batch; })
+  make_train_bench_step<NcfBatch>(DeviceBenchStep::Spec{torch::kCPU, Precision::kFp32, 12}, benched,
+                                  [&] { return batch; })
       ->run();
-  const std::vector<torch::Tensor> after_bench = outcome(*benched);
+  const TrainerOutcome after_bench = trainer_outcome(*benched);
 
-  ASSERT_EQ(after_training.size(), start.size());
-  ASSERT_EQ(after_bench.size(), start.size());
-  for (size_t i = 0; i < start.size(); ++i) {
-    const std::string what = i + 1 < start.size() ? "parameter " + std::to_string(i) : "the loss";
-    EXPECT_FALSE(torch::equal(after_training[i], start[i])) << what << " did not move";
-    EXPECT_TRUE(torch::equal(after_bench[i], after_training[i])) << what;
-  }
+  EXPECT_TRUE(every_parameter_moved(start, after_training));
+  EXPECT_TRUE(same_outcome(after_bench, after_training));
 }
 
 // The comparison above sees a batch cut or counted otherwise.
@@ -84,11 +65,12 @@ TEST(NcfTrainer, AnotherCutOrCountGivesAnotherStep) {
 
   std::shared_ptr<NcfTrainer> reference = small_trainer(world);
   reference->train_on(batch);
-  const std::vector<torch::Tensor> expected = outcome(*reference);
+  const TrainerOutcome expected = trainer_outcome(*reference);
   for (const NcfBatch& other : {one_shard, miscounted}) {
     std::shared_ptr<NcfTrainer> trainer = small_trainer(world);
     trainer->train_on(other);
-    EXPECT_FALSE(all_equal(outcome(*trainer), expected)) << other.shards.size() << " shards, " << other.global_count;
+    EXPECT_FALSE(same_outcome(trainer_outcome(*trainer), expected))
+        << other.shards.size() << " shards, " << other.global_count;
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include "tests/workloads/trainer_outcome.h"
 #include "workloads/resnet/resnet_trainer.h"
 
 namespace mlh::resnet {
@@ -33,49 +34,24 @@ ResNetBatch two_shard_batch() {
   return ResNetBatch{{random_shard(4), random_shard(4)}, 8};
 }
 
-// What the steps so far left: the parameters, the buffers (batch norm's running statistics and
-// step counts), then the summed loss the step keeps for the epoch (taken, so once per trainer).
-std::vector<torch::Tensor> outcome(ResNetTrainer& trainer) {
-  std::vector<torch::Tensor> tensors;
-  for (const torch::Tensor& p : trainer.model()->parameters()) tensors.push_back(p.detach().clone());
-  for (const torch::Tensor& b : trainer.model()->buffers()) tensors.push_back(b.clone());
-  tensors.push_back(torch::tensor(trainer.step().take_loss_sum(), torch::kDouble));
-  return tensors;
-}
-
-bool all_equal(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!torch::equal(a[i], b[i])) return false;
-  return true;
-}
-
 TEST(ResNetTrainer, OneBenchStepAndOneTrainingStepGiveTheSameUpdate) {
   const World world = World::single_process();
   const ResNetBatch batch = two_shard_batch();
 
   std::shared_ptr<ResNetTrainer> trained = mini_trainer(world);
-  const std::vector<torch::Tensor> start = outcome(*trained);
+  const TrainerOutcome start = trainer_outcome(*trained);
   trained->model()->train();
   trained->train_on(batch);  // as ResNetWorkload::train_epoch calls it
-  const std::vector<torch::Tensor> after_training = outcome(*trained);
+  const TrainerOutcome after_training = trainer_outcome(*trained);
 
   std::shared_ptr<ResNetTrainer> benched = mini_trainer(world);
-  make_resnet_train_bench_step(DeviceBenchStep::Spec{torch::kCPU, Precision::kFp32, 8, "images", "nchw"}, benched,
-                               [&] { return batch; })
+  make_train_bench_step<ResNetBatch>(DeviceBenchStep::Spec{torch::kCPU, Precision::kFp32, 8, "images", "nchw"},
+                                     benched, [&] { return batch; })
       ->run();
-  const std::vector<torch::Tensor> after_bench = outcome(*benched);
+  const TrainerOutcome after_bench = trainer_outcome(*benched);
 
-  const size_t parameters = trained->model()->parameters().size();
-  ASSERT_EQ(after_training.size(), start.size());
-  ASSERT_EQ(after_bench.size(), start.size());
-  for (size_t i = 0; i < start.size(); ++i) {
-    const std::string what = i + 1 == start.size() ? "the loss"
-                             : i < parameters      ? "parameter " + std::to_string(i)
-                                                   : "buffer " + std::to_string(i - parameters);
-    EXPECT_FALSE(torch::equal(after_training[i], start[i])) << what << " did not move";
-    EXPECT_TRUE(torch::equal(after_bench[i], after_training[i])) << what;
-  }
+  EXPECT_TRUE(every_parameter_moved(start, after_training));
+  EXPECT_TRUE(same_outcome(after_bench, after_training));
 }
 
 // The comparison above sees a batch cut or counted otherwise: batch norm normalises each shard on
@@ -91,11 +67,12 @@ TEST(ResNetTrainer, AnotherCutOrCountGivesAnotherStep) {
 
   std::shared_ptr<ResNetTrainer> reference = mini_trainer(world);
   reference->train_on(batch);
-  const std::vector<torch::Tensor> expected = outcome(*reference);
+  const TrainerOutcome expected = trainer_outcome(*reference);
   for (const ResNetBatch& other : {one_shard, miscounted}) {
     std::shared_ptr<ResNetTrainer> trainer = mini_trainer(world);
     trainer->train_on(other);
-    EXPECT_FALSE(all_equal(outcome(*trainer), expected)) << other.shards.size() << " shards, " << other.global_count;
+    EXPECT_FALSE(same_outcome(trainer_outcome(*trainer), expected))
+        << other.shards.size() << " shards, " << other.global_count;
   }
 }
 

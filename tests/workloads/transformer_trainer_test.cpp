@@ -12,6 +12,7 @@
 #include "harness/bench.h"
 #include "harness/world.h"
 #include "workloads/common/translation_steps.h"
+#include "tests/workloads/trainer_outcome.h"
 #include "workloads/transformer/transformer_trainer.h"
 
 namespace mlh::transformer {
@@ -50,24 +51,6 @@ TranslationBatch two_shard_batch() {
   return batch;
 }
 
-std::vector<torch::Tensor> copy_parameters(torch::nn::Module& model) {
-  std::vector<torch::Tensor> copies;
-  for (const torch::Tensor& p : model.parameters()) copies.push_back(p.detach().clone());
-  return copies;
-}
-
-// Whether every parameter of `model` equals (or, with equal = false, differs from) its `reference`
-// bitwise; names the first that does not.
-::testing::AssertionResult parameters_match(torch::nn::Module& model, const std::vector<torch::Tensor>& reference,
-                                            bool equal) {
-  const auto named = model.named_parameters();
-  if (named.size() != reference.size()) return ::testing::AssertionFailure() << "parameter counts differ";
-  for (size_t i = 0; i < named.size(); ++i)
-    if (torch::equal(named[i].value(), reference[i]) != equal)
-      return ::testing::AssertionFailure() << named[i].key() << (equal ? " differs" : " did not move");
-  return ::testing::AssertionSuccess();
-}
-
 TEST(TransformerTrainer, BenchStepAndTrainingStepFromTheSameWeightsGiveTheSameUpdate) {
   const World world = World::single_process();
   const double learning_rate = 1e-3;
@@ -75,24 +58,25 @@ TEST(TransformerTrainer, BenchStepAndTrainingStepFromTheSameWeightsGiveTheSameUp
   TransformerTrainer training(tiny_trainer_options(), world);
   torch::manual_seed(5);
   auto benched = std::make_shared<TransformerTrainer>(tiny_trainer_options(), world);
-  const std::vector<torch::Tensor> start = copy_parameters(*training.model());
-  ASSERT_TRUE(parameters_match(*benched->model(), start, /*equal=*/true));
+  const TrainerOutcome start = trainer_outcome(training);
+  ASSERT_TRUE(same_outcome(trainer_outcome(*benched), start));
   const TranslationBatch batch = two_shard_batch();
 
   // As train_translation_epoch trains a batch.
   training.model()->train();
   training.step().set_learning_rate(learning_rate);
-  training.train_on(batch.shards, batch.loss_divisor, batch.shard);
+  training.train_on(batch);
 
   // As `mlharness bench` does; the step itself puts the model in training mode (dropout on).
   benched->model()->eval();
   benched->step().set_learning_rate(learning_rate);
   const std::unique_ptr<BenchStep> bench_step =
-      make_translation_train_bench_step(DeviceBenchStep::Spec{}, benched, [batch] { return batch; });
+      make_train_bench_step<TranslationBatch>(DeviceBenchStep::Spec{}, benched, [batch] { return batch; });
   bench_step->run();
 
-  EXPECT_TRUE(parameters_match(*training.model(), start, /*equal=*/false));
-  EXPECT_TRUE(parameters_match(*benched->model(), copy_parameters(*training.model()), /*equal=*/true));
+  const TrainerOutcome trained = trainer_outcome(training);
+  EXPECT_TRUE(every_parameter_moved(start, trained));
+  EXPECT_TRUE(same_outcome(trainer_outcome(*benched), trained));
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ inline torch::Tensor to_tensor(const wmt::PaddedIds& ids) {
 // Source and target ids [rows, length] (int64, CPU) of one gradient shard; undefined: no pairs.
 using PairShard = std::function<std::pair<torch::Tensor, torch::Tensor>(int64_t shard)>;
 
-// One global batch as this rank trains on it: train_on's arguments.
+// One global batch as this rank trains on it, what a translation trainer's train_on takes.
 struct TranslationBatch {
   int64_t shards = 1;        // this rank's gradient shards
   int64_t loss_divisor = 1;  // the global batch's predicted target tokens (Transformer) or pairs (GNMT)
@@ -66,20 +66,6 @@ inline TranslationBatch fixed_translation_batch(const torch::Tensor& source, con
   return batch;
 }
 
-// `mlharness bench`'s training step: each run trains `trainer` (a TransformerTrainer or GnmtTrainer)
-// on next_batch() in training mode, through the train_on that train_translation_epoch calls.
-template <class Trainer>
-std::unique_ptr<BenchStep> make_translation_train_bench_step(DeviceBenchStep::Spec spec,
-                                                             std::shared_ptr<Trainer> trainer,
-                                                             std::function<TranslationBatch()> next_batch) {
-  return std::make_unique<DeviceBenchStep>(std::move(spec), [trainer = std::move(trainer),
-                                                             next_batch = std::move(next_batch)] {
-    trainer->model()->train();
-    const TranslationBatch batch = next_batch();
-    trainer->train_on(batch.shards, batch.loss_divisor, batch.shard);
-  });
-}
-
 // What differs between the translation workloads' epochs.
 struct TranslationEpoch {
   uint64_t seed = 0;
@@ -93,8 +79,9 @@ struct TranslationEpoch {
 // One epoch: every global batch of kept pairs from `batcher` (a wmt::TokenBatcher or
 // SentenceBatcher) at learning_rate(step), cut into gradient shards (wmt::split_into_shards; rank r
 // trains shards r * per_rank ... (r + 1) * per_rank - 1), each shard's dropout seeded from (seed,
-// step, shard) so any rank count draws the same masks, through trainer.train_on(shards, divisor,
-// PairShard). `step` counts the run's steps. The mean loss is per predicted target token.
+// step, shard) so any rank count draws the same masks, through
+// trainer.train_on(TranslationBatch). `step` counts the run's steps. The mean loss is per predicted
+// target token.
 template <class Batcher, class Trainer, class LearningRate>
 TrainStats train_translation_epoch(const TranslationEpoch& e, const World& world, const Batcher& batcher,
                                    Trainer& trainer, const LearningRate& learning_rate, int64_t& step,
@@ -111,14 +98,15 @@ TrainStats train_translation_epoch(const TranslationEpoch& e, const World& world
     trainer.step().set_learning_rate(learning_rate(step));
     int64_t local_tokens = 0;
     const int64_t divisor = e.loss_per_sentence ? static_cast<int64_t>(batch.size()) : global_tokens;
-    const torch::Tensor loss = trainer.train_on(per_rank, divisor, [&](int64_t k) {
+    TranslationBatch local{per_rank, divisor, [&](int64_t k) {
       const int64_t shard = world.rank() * per_rank + k;
       const std::vector<int64_t>& pairs = shards[static_cast<size_t>(shard)];
       if (pairs.empty()) return std::pair<torch::Tensor, torch::Tensor>();
       for (int64_t kept : pairs) local_tokens += predicted(kept);
       torch::manual_seed(shard_seed(e.seed, step, shard));
       return std::make_pair(to_tensor(batcher.padded_sources(pairs)), to_tensor(batcher.padded_targets(pairs)));
-    });
+    }};
+    const torch::Tensor loss = trainer.train_on(local);
     ++step;
     progress.step(static_cast<int64_t>(batch.size()), loss / std::max<int64_t>(local_tokens, 1));
   }

@@ -10,9 +10,9 @@ GnmtTrainer::GnmtTrainer(const GnmtTrainerOptions& options, const World& world)
                                       options.step());
 }
 
-torch::Tensor GnmtTrainer::train_on(int64_t shards, int64_t global_pairs, const PairShard& shard_batch) {
-  return step_->run(shards, static_cast<double>(global_pairs), [&](int64_t k) -> torch::Tensor {
-    const auto [source, target_ids] = shard_batch(k);
+torch::Tensor GnmtTrainer::train_on(const TranslationBatch& batch) {
+  return step_->run(batch.shards, static_cast<double>(batch.loss_divisor), [&](int64_t k) -> torch::Tensor {
+    const auto [source, target_ids] = batch.shard(k);
     if (!source.defined()) return {};
     const torch::Tensor target = target_ids.to(device_);
     const int64_t t = target.size(1);

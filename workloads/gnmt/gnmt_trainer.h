@@ -1,7 +1,7 @@
 // GNMT and its one training step (harness/train_step.h): Adam at the learning rate set before each
 // step, the global gradient norm clipped, the label-smoothed loss summed over each gradient shard's
 // predicted target tokens and divided by the global batch's sentence pairs (the reference's loss).
-// Training (train_translation_epoch) and `mlharness bench` (make_translation_train_bench_step) both
+// Training (train_translation_epoch) and `mlharness bench` (harness/bench.h make_train_bench_step) both
 // step through train_on, so bench times the step that training runs
 // (tests/workloads/gnmt_trainer_test.cpp).
 #pragma once
@@ -33,10 +33,10 @@ class GnmtTrainer {
   // (seed it first). A collective: every rank builds its trainer; `world` must outlive it.
   GnmtTrainer(const GnmtTrainerOptions& options, const World& world);
 
-  // One step over this rank's `shards` of a global batch of `global_pairs` sentence pairs;
-  // shard_batch(k) gives shard k's ids, BOS ... EOS on both sides, on the CPU (undefined: an empty
+  // One step over this rank's batch.shards of a global batch whose loss_divisor is its sentence
+  // pairs; batch.shard(k) gives shard k's ids, BOS ... EOS on both sides (undefined: an empty
   // shard). The target's BOS is fed, not predicted. Returns this rank's summed loss.
-  torch::Tensor train_on(int64_t shards, int64_t global_pairs, const PairShard& shard_batch);
+  torch::Tensor train_on(const TranslationBatch& batch);
 
   Gnmt& model() { return model_; }
   TrainStep& step() { return *step_; }

@@ -385,7 +385,7 @@ std::unique_ptr<BenchStep> GnmtWorkload::make_bench_step(const BenchSpec& spec, 
   DeviceBenchStep::Spec bench{device, precision, inference ? rows : rows * (length - 1), inference ? "sentences" : "tokens"};
   if (!inference) {
     const TranslationBatch batch = fixed_translation_batch(source, target, shards, rows * world.size());
-    return make_translation_train_bench_step(bench, trainer, [batch] { return batch; });
+    return make_train_bench_step<TranslationBatch>(bench, trainer, [batch] { return batch; });
   }
   return std::make_unique<DeviceBenchStep>(bench, [=] {
     Gnmt& model = trainer->model();

@@ -19,14 +19,4 @@ torch::Tensor NcfTrainer::train_on(const NcfBatch& batch) {
                    });
 }
 
-std::unique_ptr<DeviceBenchStep> make_ncf_train_bench_step(DeviceBenchStep::Spec spec,
-                                                           std::shared_ptr<NcfTrainer> trainer,
-                                                           std::function<NcfBatch()> next_batch) {
-  return std::make_unique<DeviceBenchStep>(std::move(spec), [trainer = std::move(trainer),
-                                                             next_batch = std::move(next_batch)] {
-    trainer->model()->train();
-    trainer->train_on(next_batch());
-  });
-}
-
 }  // namespace mlh::ncf

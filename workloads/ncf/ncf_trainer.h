@@ -1,6 +1,6 @@
 // NCF's training step: NeuMF, Adam, and the binary cross-entropy summed over each gradient shard
 // (harness/train_step.h makes it the global batch's mean). Training (NcfWorkload::train_epoch) and
-// `mlharness bench` both step through NcfTrainer::train_on, bench through make_ncf_train_bench_step,
+// `mlharness bench` both step through NcfTrainer::train_on, bench through make_train_bench_step (harness/bench.h),
 // so bench times the step that training runs (tests/workloads/ncf_trainer_test.cpp).
 #pragma once
 
@@ -45,10 +45,5 @@ class NcfTrainer {
   NeuMF model_;
   TrainStep step_;
 };
-
-// The bench step that trains `trainer` on next_batch()'s batch, one step per run(), as training does.
-std::unique_ptr<DeviceBenchStep> make_ncf_train_bench_step(DeviceBenchStep::Spec spec,
-                                                           std::shared_ptr<NcfTrainer> trainer,
-                                                           std::function<NcfBatch()> next_batch);
 
 }  // namespace mlh::ncf

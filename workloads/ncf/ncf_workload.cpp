@@ -120,7 +120,7 @@ std::unique_ptr<BenchStep> make_ncf_bench_step(const NcfSettings& settings, cons
     return random;
   };
   DeviceBenchStep::Spec bench{torch::kCPU, precision, batch};
-  if (spec.mode != BenchMode::kInference) return make_ncf_train_bench_step(bench, trainer, random_batch);
+  if (spec.mode != BenchMode::kInference) return make_train_bench_step<NcfBatch>(bench, trainer, random_batch);
   return std::make_unique<DeviceBenchStep>(bench, [=] {
     const NcfBatch random = random_batch();
     torch::NoGradGuard no_grad;

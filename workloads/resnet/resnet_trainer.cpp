@@ -39,14 +39,4 @@ torch::Tensor ResNetTrainer::train_on(const ResNetBatch& batch) {
                    });
 }
 
-std::unique_ptr<DeviceBenchStep> make_resnet_train_bench_step(DeviceBenchStep::Spec spec,
-                                                              std::shared_ptr<ResNetTrainer> trainer,
-                                                              std::function<ResNetBatch()> next_batch) {
-  return std::make_unique<DeviceBenchStep>(std::move(spec), [trainer = std::move(trainer),
-                                                             next_batch = std::move(next_batch)] {
-    trainer->model()->train();
-    trainer->train_on(next_batch());
-  });
-}
-
 }  // namespace mlh::resnet

@@ -1,7 +1,7 @@
 // The ResNet classifier's training step: the model, its optimizer over parameter_groups(), and the
 // label-smoothed cross-entropy summed over each gradient shard (harness/train_step.h makes it the
 // global batch's mean). Training (ResNetWorkload::train_epoch) and `mlharness bench` both step
-// through ResNetTrainer::train_on, bench through make_resnet_train_bench_step, so bench times the
+// through ResNetTrainer::train_on, bench through make_train_bench_step (harness/bench.h), so bench times the
 // step that training runs (tests/workloads/resnet_trainer_test.cpp).
 #pragma once
 
@@ -55,10 +55,5 @@ class ResNetTrainer {
   double label_smoothing_;
   TrainStep step_;
 };
-
-// The bench step that trains `trainer` on next_batch()'s batch, one step per run(), as training does.
-std::unique_ptr<DeviceBenchStep> make_resnet_train_bench_step(DeviceBenchStep::Spec spec,
-                                                              std::shared_ptr<ResNetTrainer> trainer,
-                                                              std::function<ResNetBatch()> next_batch);
 
 }  // namespace mlh::resnet

@@ -461,7 +461,7 @@ std::unique_ptr<BenchStep> make_model_bench_step(const ResNetSettings& s, const 
     const auto [begin, end] = proportional_part(batch, shards, k);
     fixed.shards.push_back({images.narrow(0, begin, end - begin), labels.narrow(0, begin, end - begin)});
   }
-  return make_resnet_train_bench_step(bench, trainer, [fixed] { return fixed; });
+  return make_train_bench_step<ResNetBatch>(bench, trainer, [fixed] { return fixed; });
 }
 
 // The data pipeline alone: decode and augment the training split's JPEGs, batch after batch.

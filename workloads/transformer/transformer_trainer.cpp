@@ -10,9 +10,9 @@ TransformerTrainer::TransformerTrainer(const TransformerTrainerOptions& options,
                                       options.step());
 }
 
-torch::Tensor TransformerTrainer::train_on(int64_t shards, int64_t global_tokens, const PairShard& shard_batch) {
-  return step_->run(shards, static_cast<double>(global_tokens), [&](int64_t k) -> torch::Tensor {
-    const auto [source_ids, target_ids] = shard_batch(k);
+torch::Tensor TransformerTrainer::train_on(const TranslationBatch& batch) {
+  return step_->run(batch.shards, static_cast<double>(batch.loss_divisor), [&](int64_t k) -> torch::Tensor {
+    const auto [source_ids, target_ids] = batch.shard(k);
     if (!source_ids.defined()) return {};
     const torch::Tensor source = source_ids.to(device_), target = target_ids.to(device_);
     const torch::Tensor logits = model_->forward(source, target).to(torch::kFloat);

@@ -1,7 +1,7 @@
 // The Transformer and its one training step (harness/train_step.h): Adam at the learning rate set
 // before each step, the label-smoothed cross-entropy summed over each gradient shard's target tokens
 // and divided by the global batch's target tokens. Training (train_translation_epoch) and `mlharness
-// bench` (make_translation_train_bench_step) both step through train_on, so bench times the step that
+// bench` (harness/bench.h make_train_bench_step) both step through train_on, so bench times the step that
 // training runs (tests/workloads/transformer_trainer_test.cpp).
 #pragma once
 
@@ -32,9 +32,10 @@ class TransformerTrainer {
   // (seed it first). A collective: every rank builds its trainer; `world` must outlive it.
   TransformerTrainer(const TransformerTrainerOptions& options, const World& world);
 
-  // One step over this rank's `shards` of a global batch of `global_tokens` target tokens;
-  // shard_batch(k) gives shard k's ids (undefined: an empty shard). Returns this rank's summed loss.
-  torch::Tensor train_on(int64_t shards, int64_t global_tokens, const PairShard& shard_batch);
+  // One step over this rank's batch.shards of a global batch whose loss_divisor is its target
+  // tokens; batch.shard(k) gives shard k's ids (undefined: an empty shard). Returns this rank's
+  // summed loss.
+  torch::Tensor train_on(const TranslationBatch& batch);
 
   Transformer& model() { return model_; }
   TrainStep& step() { return *step_; }

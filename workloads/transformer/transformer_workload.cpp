@@ -345,7 +345,7 @@ std::unique_ptr<BenchStep> TransformerWorkload::make_bench_step(const BenchSpec&
   DeviceBenchStep::Spec bench{device, precision, inference ? rows : rows * length, inference ? "sentences" : "tokens"};
   if (!inference) {
     const TranslationBatch batch = fixed_translation_batch(source, target, shards, rows * length * world.size());
-    return make_translation_train_bench_step(bench, trainer, [batch] { return batch; });
+    return make_train_bench_step<TranslationBatch>(bench, trainer, [batch] { return batch; });
   }
   return std::make_unique<DeviceBenchStep>(bench, [=] {
     Transformer& model = trainer->model();
