@@ -6,34 +6,9 @@
 #include <torch/torch.h>
 
 #include "base/user_error.h"
+#include "harness/adam_kernel.h"
 
 namespace mlh {
-
-namespace {
-
-struct AdamStepConstants {
-  float beta1, one_minus_beta1, beta2, one_minus_beta2;
-  float step_size;                     // lr / (1 - beta1^t)
-  float inverse_bias_correction2_sqrt; // 1 / sqrt(1 - beta2^t)
-  float epsilon;
-  float weight_decay;
-};
-
-// Vectorises only when sqrt need not set errno.
-[[gnu::optimize("no-math-errno")]] void adam_kernel(float* __restrict param, const float* __restrict grad, float* __restrict exp_avg,
-                 float* __restrict exp_avg_sq, int64_t n, const AdamStepConstants& c) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float g = grad[i] + c.weight_decay * param[i];
-    const float m = c.beta1 * exp_avg[i] + c.one_minus_beta1 * g;
-    const float v = c.beta2 * exp_avg_sq[i] + c.one_minus_beta2 * g * g;
-    exp_avg[i] = m;
-    exp_avg_sq[i] = v;
-    const float denom = std::sqrt(v) * c.inverse_bias_correction2_sqrt + c.epsilon;
-    param[i] -= c.step_size * m / denom;
-  }
-}
-
-}  // namespace
 
 FusedAdam::FusedAdam(std::vector<ParameterGroup> groups, AdamOptions options)
     : groups_(std::move(groups)), options_(options) {
@@ -88,7 +63,7 @@ void FusedAdam::step() {
       float* m = exp_avg.data_ptr<float>();
       float* v = exp_avg_sq.data_ptr<float>();
       at::parallel_for(0, param.numel(), 16384, [&](int64_t begin, int64_t end) {
-        adam_kernel(p + begin, g + begin, m + begin, v + begin, end - begin, c);
+        adam_update(p + begin, g + begin, m + begin, v + begin, end - begin, c);
       });
     }
   }

@@ -1,10 +1,10 @@
 // Adam with torch.optim.Adam's arithmetic (no amsgrad; each group's weight decay added to the
 // gradient, as the Adam that MLPerf's PyTorch references use), behind the Optimizer interface
-// (harness/optimizer.h), done in one pass over memory per parameter: each element
-// of param, grad and both moments is read once and written once, in parallel chunks. On CPU this is
-// several times fewer memory passes than the op-by-op update, which is where time goes for models
-// with large dense embeddings (NCF: 31.8M parameters). Float32 CPU tensors; other tensors fall back
-// to the op-by-op update.
+// (harness/optimizer.h), done in one pass over memory per parameter: each element of param, grad
+// and both moments is read once and written once, in parallel chunks, by the vectorised loop of
+// harness/adam_kernel.h. On CPU this is several times fewer memory passes than the op-by-op update,
+// which is where time goes for models with large dense embeddings (NCF: 31.8M parameters). Float32
+// CPU tensors; other tensors fall back to the op-by-op update.
 #pragma once
 
 #include <cstdint>

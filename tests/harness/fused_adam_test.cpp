@@ -1,7 +1,10 @@
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
 
+#include "harness/adam_kernel.h"
 #include "harness/fused_adam.h"
 
 namespace mlh {
@@ -41,6 +44,41 @@ TEST(FusedAdam, ParametersWithoutGradientsAreLeftAlone) {
   FusedAdam adam({ParameterGroup{{p}}}, AdamOptions{});
   adam.step();
   EXPECT_TRUE(torch::equal(p, torch::ones({4})));
+}
+
+// The vectorised loop (whichever clone this CPU runs, AVX-512 here) gives the bits of the plain
+// scalar formula, so results do not depend on the CPU; the odd length covers the vector tail.
+TEST(AdamUpdate, EveryElementHasTheScalarFormulasBits) {
+  const int64_t n = 1003;
+  torch::manual_seed(5);
+  const torch::Tensor start = torch::randn({4, n});
+  torch::Tensor vectorised = start.clone();
+  const AdamStepConstants c{0.9f, 0.1f, 0.999f, 0.001f, 0.0123f, 1.7f, 1e-8f, 0.01f};
+  float* p = vectorised[0].data_ptr<float>();
+  const float* g = vectorised[1].data_ptr<float>();
+  float* m = vectorised[2].data_ptr<float>();
+  float* v = vectorised[3].data_ptr<float>();
+  for (int64_t i = 0; i < n; ++i) v[i] = std::abs(v[i]);
+  torch::Tensor scalar = vectorised.clone();
+  adam_update(p, g, m, v, n, c);
+  float* sp = scalar[0].data_ptr<float>();
+  const float* sg = scalar[1].data_ptr<float>();
+  float* sm = scalar[2].data_ptr<float>();
+  float* sv = scalar[3].data_ptr<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    const float decayed = c.weight_decay * sp[i];
+    const float grad = sg[i] + decayed;
+    const float kept_m = c.beta1 * sm[i], new_m = c.one_minus_beta1 * grad;
+    sm[i] = kept_m + new_m;
+    const float kept_v = c.beta2 * sv[i], new_v = c.one_minus_beta2 * grad * grad;
+    sv[i] = kept_v + new_v;
+    const float root = std::sqrt(sv[i]) * c.inverse_bias_correction2_sqrt;
+    const float denominator = root + c.epsilon;
+    const float scaled = c.step_size * sm[i];
+    sp[i] -= scaled / denominator;
+  }
+  EXPECT_TRUE(torch::equal(vectorised, scalar));
+  EXPECT_FALSE(torch::equal(vectorised, start));
 }
 
 }  // namespace
