@@ -110,7 +110,9 @@ TEST(ShardedSampler, RankSliceIsTheUnionOfItsGradientShards) {
         EXPECT_EQ(shards.front().begin, slice.begin);
         EXPECT_EQ(shards.back().end, slice.end);
         for (size_t j = 0; j < shards.size(); ++j) {
-          if (j > 0) EXPECT_EQ(shards[j].begin, shards[j - 1].end);
+          if (j > 0) {
+            EXPECT_EQ(shards[j].begin, shards[j - 1].end);
+          }
           const auto& same = all[static_cast<size_t>(rank) * shards.size() + j];
           EXPECT_EQ(shards[j].begin, same.begin);
           EXPECT_EQ(shards[j].end, same.end);
