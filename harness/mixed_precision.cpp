@@ -1,59 +1,11 @@
 #include "harness/mixed_precision.h"
 
-#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
-#include <torch/version.h>
 
 #include "base/user_error.h"
-
-// LibTorch 2.4 replaced the per-device autocast setters with ones taking a device type.
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-#define MLH_AUTOCAST_BY_DEVICE_TYPE 1
-#endif
+#include "harness/libtorch_compat.h"
 
 namespace mlh {
-
-namespace {
-
-bool autocast_enabled(bool cuda) {
-#ifdef MLH_AUTOCAST_BY_DEVICE_TYPE
-  return at::autocast::is_autocast_enabled(cuda ? at::kCUDA : at::kCPU);
-#else
-  return cuda ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
-#endif
-}
-
-void set_autocast_enabled(bool cuda, bool enabled) {
-#ifdef MLH_AUTOCAST_BY_DEVICE_TYPE
-  at::autocast::set_autocast_enabled(cuda ? at::kCUDA : at::kCPU, enabled);
-#else
-  if (cuda)
-    at::autocast::set_enabled(enabled);
-  else
-    at::autocast::set_cpu_enabled(enabled);
-#endif
-}
-
-torch::ScalarType autocast_dtype(bool cuda) {
-#ifdef MLH_AUTOCAST_BY_DEVICE_TYPE
-  return at::autocast::get_autocast_dtype(cuda ? at::kCUDA : at::kCPU);
-#else
-  return cuda ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype();
-#endif
-}
-
-void set_autocast_dtype(bool cuda, torch::ScalarType dtype) {
-#ifdef MLH_AUTOCAST_BY_DEVICE_TYPE
-  at::autocast::set_autocast_dtype(cuda ? at::kCUDA : at::kCPU, dtype);
-#else
-  if (cuda)
-    at::autocast::set_autocast_gpu_dtype(dtype);
-  else
-    at::autocast::set_autocast_cpu_dtype(dtype);
-#endif
-}
-
-}  // namespace
 
 const std::vector<std::pair<std::string, Precision>>& precision_names() {
   static const std::vector<std::pair<std::string, Precision>> names = {{"fp32", Precision::kFp32},
@@ -76,10 +28,10 @@ AutocastScope::AutocastScope(Precision precision, const torch::Device& device) {
   if (precision == Precision::kFp32) return;
   active_ = true;
   cuda_ = device.is_cuda();
-  was_enabled_ = autocast_enabled(cuda_);
-  previous_dtype_ = autocast_dtype(cuda_);
-  set_autocast_dtype(cuda_, cuda_ ? torch::kHalf : torch::kBFloat16);
-  set_autocast_enabled(cuda_, true);
+  was_enabled_ = libtorch::autocast_enabled(cuda_);
+  previous_dtype_ = libtorch::autocast_dtype(cuda_);
+  libtorch::set_autocast_dtype(cuda_, cuda_ ? torch::kHalf : torch::kBFloat16);
+  libtorch::set_autocast_enabled(cuda_, true);
   at::autocast::increment_nesting();
 }
 
@@ -87,8 +39,8 @@ AutocastScope::~AutocastScope() {
   if (!active_) return;
   // Leaving the outermost scope drops the cache of fp16/bf16 weight copies, as torch.autocast does.
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-  set_autocast_enabled(cuda_, was_enabled_);
-  set_autocast_dtype(cuda_, previous_dtype_);
+  libtorch::set_autocast_enabled(cuda_, was_enabled_);
+  libtorch::set_autocast_dtype(cuda_, previous_dtype_);
 }
 
 bool DynamicLossScaler::needed(Precision precision, const torch::Device& device) {
