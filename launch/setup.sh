@@ -41,10 +41,11 @@ fi
 torch_option=()
 if [ "$cuda" = 1 ]; then
   torch_version=2.11.0
-  venv=${MLH_TORCH_VENV:-$HOME/.cache/mlharness/torch-2.11}
+  home=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
+  venv=${MLH_TORCH_VENV:-$home/.cache/mlharness/torch-2.11}
   if ! "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_version')" 2>/dev/null; then
     echo "installing torch==$torch_version into $venv"
-    python3 -m venv "$venv"
+    /usr/bin/python3 -m venv "$venv"  # Debian's Python and its python3-venv
     "$venv/bin/pip" install --progress-bar off "torch==$torch_version"
   fi
   torch_option=(-DMLH_TORCH_PYTHON="$venv/bin/python")
