@@ -8,13 +8,12 @@
 // widest the CPU has.
 namespace mlh {
 
-namespace {
-
 #if defined(__x86_64__) && defined(__GNUC__)
 [[gnu::target_clones("avx512f", "avx2", "default")]]
 #endif
-void adam_loop(float* __restrict param, const float* __restrict grad, float* __restrict exp_avg,
-               float* __restrict exp_avg_sq, int64_t n, AdamStepConstants c) {
+void adam_update(float* __restrict param, const float* __restrict grad, float* __restrict exp_avg,
+                 float* __restrict exp_avg_sq, int64_t n, const AdamStepConstants& constants) {
+  const AdamStepConstants c = constants;  // a local copy: no reload after every store
   for (int64_t i = 0; i < n; ++i) {
     const float g = grad[i] + c.weight_decay * param[i];
     const float m = c.beta1 * exp_avg[i] + c.one_minus_beta1 * g;
@@ -24,13 +23,6 @@ void adam_loop(float* __restrict param, const float* __restrict grad, float* __r
     const float denom = std::sqrt(v) * c.inverse_bias_correction2_sqrt + c.epsilon;
     param[i] -= c.step_size * m / denom;
   }
-}
-
-}  // namespace
-
-void adam_update(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
-                 const AdamStepConstants& constants) {
-  adam_loop(param, grad, exp_avg, exp_avg_sq, n, constants);
 }
 
 }  // namespace mlh
