@@ -1,6 +1,7 @@
 #include "report/report_data.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -159,48 +160,47 @@ std::string missing_events(const RunSummary& summary, const ParsedLog& log) {
   return what;
 }
 
-void take_platform(RunRow& row, const RunSummary& summary, const std::optional<SystemDescription>& system,
-                   const std::optional<SystemDescription>& entry, const json& record, const fs::path& log_folder,
-                   int* label_count) {
+RunPlatform resolve_platform(const RunSummary& summary, const std::optional<SystemDescription>& system,
+                             const std::optional<SystemDescription>& entry, const json& record, const fs::path& log_folder) {
+  RunPlatform where;
   std::string label;
   if (!summary.platform.empty() && summary.platform.find("PLACEHOLDER") == std::string::npos) {
     label = summary.platform;
-    row.platform_source = "log submission_platform";
+    where.platform_source = "log submission_platform";
   } else if (system && !system->system_name.empty()) {
     label = system->system_name;
-    row.platform_source = "system JSON system_name";
+    where.platform_source = "system JSON system_name";
   } else if (!record.is_null() && !record_text(record, "platform").empty()) {
     label = record_text(record, "platform");
-    row.platform_source = "RunResult platform";
+    where.platform_source = "RunResult platform";
   } else {
     label = log_folder.parent_path().filename().string();
-    row.platform_source = "folder name";
+    where.platform_source = "folder name";
   }
-  row.platform = platform_without_count(label, label_count);
-  if (row.platform.empty()) row.platform = label;
+  int label_count = 0;
+  where.platform = platform_without_count(label, &label_count);
+  if (where.platform.empty()) where.platform = label;
 
-  if (system && !system->accelerator_model.empty()) row.device_model = system->accelerator_model;
-  else if (!record.is_null() && !record_text(record, "device_model").empty()) row.device_model = record_text(record, "device_model");
-  else if (entry) row.device_model = entry->accelerator_model;
-}
+  if (system && !system->accelerator_model.empty()) where.device_model = system->accelerator_model;
+  else if (!record.is_null() && !record_text(record, "device_model").empty()) where.device_model = record_text(record, "device_model");
+  else if (entry) where.device_model = entry->accelerator_model;
 
-void take_gpus(RunRow& row, const std::optional<SystemDescription>& system, const std::optional<SystemDescription>& entry,
-               const json& record, int label_count) {
   std::optional<double> record_devices;
   if (!record.is_null()) record_devices = record_number(record, "device_count");
   if (system && system->accelerator_count()) {
-    row.gpus = *system->accelerator_count();
-    row.gpus_source = "system JSON";
+    where.gpus = *system->accelerator_count();
+    where.gpus_source = "system JSON";
   } else if (record_devices && *record_devices > 0) {
-    row.gpus = static_cast<int>(*record_devices);
-    row.gpus_source = "RunResult device_count";
+    where.gpus = static_cast<int>(*record_devices);
+    where.gpus_source = "RunResult device_count";
   } else if (entry && entry->accelerator_count()) {
-    row.gpus = *entry->accelerator_count();
-    row.gpus_source = "log submission_entry";
+    where.gpus = *entry->accelerator_count();
+    where.gpus_source = "log submission_entry";
   } else if (label_count > 0) {
-    row.gpus = label_count;
-    row.gpus_source = "platform label";
+    where.gpus = label_count;
+    where.gpus_source = "platform label";
   }
+  return where;
 }
 
 void take_quality(RunRow& row, const RunSummary& summary, const json& record) {
@@ -227,6 +227,22 @@ void take_quality(RunRow& row, const RunSummary& summary, const json& record) {
   if (row.quality_name.empty()) row.quality_name = name;
 }
 
+// Why `train_samples` cannot be one epoch of `benchmark` ("" when it can, or the epoch is not fixed).
+std::string not_an_epoch(const std::string& benchmark, double train_samples) {
+  const std::vector<EpochSamples> epochs = mlperf_epoch_samples(benchmark);
+  if (epochs.empty()) return "";
+  std::string sizes;
+  for (const EpochSamples& epoch : epochs) {
+    if (train_samples >= epoch.min * (1 - kEpochSamplesTolerance) && train_samples <= epoch.max * (1 + kEpochSamplesTolerance))
+      return "";
+    sizes += std::string(sizes.empty() ? "" : " or ") + epoch.what;
+  }
+  char logged[32];
+  std::snprintf(logged, sizeof logged, "%.0f", train_samples);
+  return "train_samples " + std::string(logged) + " is not one epoch of " + benchmark + " (" + sizes +
+         "); no throughput is derived from this log";
+}
+
 void take_throughput(RunRow& row, const ParsedLog& log, const json& record) {
   const auto record_rate = record.is_null() ? std::nullopt : record_number(record, "train_samples_per_second");
   if (record_rate && *record_rate > 0) {
@@ -236,8 +252,23 @@ void take_throughput(RunRow& row, const ParsedLog& log, const json& record) {
   }
   const auto train_samples = logged_number(log, keys::kTrainSamples);
   if (!train_samples || !row.epochs_run || row.time_to_train_minutes <= 0) return;
+  row.throughput_withheld = not_an_epoch(row.benchmark, *train_samples);
+  if (!row.throughput_withheld.empty()) return;
   row.train_samples_per_second = *train_samples * *row.epochs_run / (row.time_to_train_minutes * 60.0);
   row.throughput_source = ThroughputSource::kDerivedFromLog;
+}
+
+void take_energy(RunRow& row, const json& record) {
+  if (record.is_null()) return;
+  row.device = record_text(record, "device");
+  row.energy_source = record_text(record, "energy_source");
+  const auto positive = [&](const char* key) {
+    const auto value = record_number(record, key);
+    return value && *value > 0 ? value : std::nullopt;
+  };
+  row.energy_joules = positive("energy_joules");
+  row.mean_power_watts = positive("mean_power_watts");
+  row.samples_per_joule = positive("samples_per_joule");
 }
 
 std::optional<RunRow> read_run(const LogFile& file, SystemFiles& systems, std::vector<InputIssue>& issues) {
@@ -286,9 +317,12 @@ std::optional<RunRow> read_run(const LogFile& file, SystemFiles& systems, std::v
   if (row.benchmark.empty() && !record.is_null()) row.benchmark = record_text(record, "benchmark");
   if (row.benchmark.empty()) row.benchmark = folder.filename().string();
   if (const std::string data = stand_in_data_source(summary); !data.empty()) row.benchmark += " (" + data + " data)";
-  int label_count = 0;
-  take_platform(row, summary, system, entry, record, folder, &label_count);
-  take_gpus(row, system, entry, record, label_count);
+  const RunPlatform where = resolve_platform(summary, system, entry, record, folder);
+  row.platform = where.platform;
+  row.platform_source = where.platform_source;
+  row.device_model = where.device_model;
+  row.gpus = where.gpus;
+  row.gpus_source = where.gpus_source;
   row.seed = summary.seed;
   if (!row.seed && !record.is_null())
     if (const auto seed = record_number(record, "seed")) row.seed = static_cast<int64_t>(*seed);
@@ -304,6 +338,8 @@ std::optional<RunRow> read_run(const LogFile& file, SystemFiles& systems, std::v
   row.epochs_run = record_epochs && *record_epochs > 0 ? record_epochs : epochs_run_in_log(log);
   if (!row.epochs_run && !summary.evals.empty()) row.epochs_run = summary.evals.back().epoch;
   take_throughput(row, log, record);
+  if (!row.throughput_withheld.empty()) issues.push_back({path, row.throughput_withheld, false});
+  take_energy(row, record);
   take_quality(row, summary, record);
   return row;
 }
@@ -394,6 +430,47 @@ std::optional<double> mlperf_quality_target(const std::string& benchmark) {
   const auto it = targets.find(benchmark);
   if (it == targets.end()) return std::nullopt;
   return it->second;
+}
+
+std::vector<EpochSamples> mlperf_epoch_samples(const std::string& benchmark) {
+  // shared/spec/workloads.md: ImageNet train; COCO train2017 with annotations (Mask R-CNN's filter
+  // may differ slightly: within the tolerance); WMT16 pairs of at most 50 (reference) or 75 (NVIDIA)
+  // tokens; WMT17 pairs; MovieLens-20M train positives, alone or with their 4 negatives each.
+  static const std::map<std::string, std::vector<EpochSamples>> epochs = {
+      {"resnet", {{1281167, 1281167, "1,281,167 ImageNet images"}}},
+      {"ssd", {{117266, 117266, "117,266 COCO train2017 images"}}},
+      {"maskrcnn", {{117266, 117266, "117,266 COCO train2017 images"}}},
+      {"gnmt", {{3498161, 3975116, "3,498,161 to 3,975,116 WMT16 sentence pairs"}}},
+      {"transformer", {{4590101, 4590101, "4,590,101 WMT17 sentence pairs"}}},
+      {"ncf", {{19861770, 19861770, "19,861,770 MovieLens-20M train ratings"},
+               {99308850, 99308850, "99,308,850 with 4 negatives each"}}}};
+  const auto it = epochs.find(benchmark);
+  return it == epochs.end() ? std::vector<EpochSamples>{} : it->second;
+}
+
+std::string RunPlatform::label() const {
+  return gpus > 0 ? std::to_string(gpus) + "x" + platform : platform;
+}
+
+RunPlatform identify_run_platform(const RunSummary& summary) {
+  const fs::path log_path(summary.path);
+  std::optional<SystemDescription> system;
+  const std::string system_path = system_file_for_log_folder(log_path.parent_path().string());
+  std::error_code error;
+  if (!system_path.empty() && fs::is_regular_file(system_path, error)) {
+    std::string problem;
+    system = read_system_file(system_path, &problem);
+  }
+  fs::path record_path = log_path;
+  record_path.replace_extension(".json");
+  std::vector<InputIssue> ignored;
+  const json record = read_record(record_path, ignored);
+  std::optional<SystemDescription> entry;
+  try {
+    entry = parse_submission_entry(logged_text(read_log_file(summary.path), keys::kSubmissionEntry));
+  } catch (const UserError&) {
+  }
+  return resolve_platform(summary, system, entry, record, log_path.parent_path());
 }
 
 std::string RunRow::seed_label() const {

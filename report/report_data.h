@@ -11,7 +11,9 @@
 //   gpus        system JSON accelerators_per_node x number_of_nodes, RunResult device_count,
 //               the log's v0.6 submission_entry, the "Nx" of the platform label
 //   throughput  RunResult train_samples_per_second; else derived from the log as
-//               train_samples x epochs run / (run_stop - run_start), which includes eval time
+//               train_samples x epochs run / (run_stop - run_start), which includes eval time, but
+//               not when train_samples is not the benchmark's epoch (mlperf_epoch_samples)
+//   energy      RunResult energy_joules, mean_power_watts, samples_per_joule (absent without NVML)
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,19 @@ struct QualityPoint {
 enum class ThroughputSource { kNone, kRunResult, kDerivedFromLog };
 const char* to_string(ThroughputSource source);
 
+// Where a run ran, by the sources above: what `report` groups by and `score` prints.
+struct RunPlatform {
+  std::string platform;        // without a leading "Nx"
+  std::string platform_source;
+  std::string device_model;    // GPU (or CPU) model, when known
+  int gpus = 0;                // 0 when unknown
+  std::string gpus_source;
+
+  // MLPerf's system name: "8xNVIDIA DGX-1" (the count, then the platform), or the platform alone
+  // when the count is unknown.
+  std::string label() const;
+};
+
 struct RunRow {
   RunSummary summary;          // what the log says (scoring reads it)
   std::string log_path;
@@ -43,8 +58,9 @@ struct RunRow {
   std::string platform;        // without a leading "Nx"
   std::string platform_source;
   std::string device_model;    // GPU (or CPU) model, when known
-  int gpus = 0;                // 0 when unknown
+  int gpus = 0;                // 0 when unknown; CPU runs: ranks
   std::string gpus_source;
+  std::string device;          // RunResult device, "cpu" or "cuda"; "" without a record
   std::optional<int64_t> seed;
   std::optional<int64_t> global_batch_size;
   bool converged = false;
@@ -54,6 +70,12 @@ struct RunRow {
   double time_to_train_minutes = 0;  // run_stop - run_start
   std::optional<double> train_samples_per_second;
   ThroughputSource throughput_source = ThroughputSource::kNone;
+  // Why no throughput was derived from the log although it logs train_samples ("" otherwise).
+  std::string throughput_withheld;
+  std::optional<double> energy_joules;      // RunResult; absent without NVML
+  std::optional<double> mean_power_watts;
+  std::optional<double> samples_per_joule;
+  std::string energy_source;   // RunResult energy_source: "nvml", or why energy is absent
   std::string quality_name;
   std::optional<double> quality_target;
   std::vector<QualityPoint> evals;  // quality against epoch, in order
@@ -82,6 +104,25 @@ CollectedRuns collect_runs(const std::vector<std::string>& inputs);
 // maskrcnn box mAP 0.377, gnmt BLEU/100 0.24, transformer BLEU/100 0.25, ncf HR@10 0.635); nullopt
 // for another name. For charts of logs that do not name their target.
 std::optional<double> mlperf_quality_target(const std::string& benchmark);
+
+// The samples of one training epoch of an MLPerf benchmark's dataset (shared/spec/workloads.md), as
+// ranges, any of which fits: gnmt's depends on the length filter a submitter chose (50 or 75 tokens),
+// ncf's on whether the 4 negatives per positive are counted. Empty for a benchmark whose epoch is not
+// fixed (or unknown), and for the names of runs on stand-in data.
+struct EpochSamples {
+  double min = 0;
+  double max = 0;
+  const char* what = "";       // "117,266 COCO train2017 images"
+};
+std::vector<EpochSamples> mlperf_epoch_samples(const std::string& benchmark);
+// How far a log's train_samples may lie outside mlperf_epoch_samples before no throughput is
+// derived from it.
+inline constexpr double kEpochSamplesTolerance = 0.10;
+
+// The platform of the run `summary` read from its log (summary.path): the systems JSON of the
+// submission layout the log sits in, the RunResult record beside it, the log's submission_entry, the
+// "Nx" of its platform label, the folder names. The one rule `report` and `score` both follow.
+RunPlatform identify_run_platform(const RunSummary& summary);
 
 // Strips a leading "<N>x" from a platform label; *count gets N when there was one.
 std::string platform_without_count(const std::string& label, int* count);

@@ -28,9 +28,32 @@ std::string rate(const std::optional<double>& samples_per_second) {
   return fixed(*samples_per_second, *samples_per_second >= 100 ? 0 : 1);
 }
 
+// Three significant digits or more, without an exponent: 123456, 1234, 12.3, 1.23, 0.0123.
+std::string readable(const std::optional<double>& value) {
+  if (!value) return "";
+  if (*value >= 1000) return fixed(*value, 0);
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3g", *value);
+  return text;
+}
+
 std::string times(const std::optional<double>& ratio) { return ratio ? fixed(*ratio, 2) + "x" : ""; }
 
-std::string group_name(const GroupSummary& g) { return g.benchmark + " · " + g.platform + " · " + gpu_count_label(g.gpus); }
+std::string group_name(const GroupSummary& g) { return g.benchmark + " · " + g.platform + " · " + count_label(g.gpus, g.device); }
+
+// The device every group ran on ("cpu", "cuda"), or "" when they differ or are unknown.
+std::string common_device(const std::vector<const GroupSummary*>& groups) {
+  std::set<std::string> devices;
+  for (const GroupSummary* g : groups) devices.insert(g->device);
+  return devices.size() == 1 ? *devices.begin() : "";
+}
+
+// The energy per run is shown in kJ when some group's is 1000 J or more, else in J.
+bool energy_in_kilojoules(const ReportTables& tables) {
+  for (const GroupSummary& g : tables.groups)
+    if (g.energy_joules_mean && *g.energy_joules_mean >= 1000) return true;
+  return false;
+}
 
 std::string file_stem(const std::string& kind, const GroupSummary* g, const std::string& benchmark) {
   std::string stem = kind + "_" + benchmark;
@@ -78,8 +101,11 @@ DocSection introduction(const CollectedRuns& collected, const ReportTables& tabl
                                      " benchmark(s) on " + std::to_string(platforms.size()) + " platform(s), from " +
                                      std::to_string(collected.logs_found) + " result logs under: " + join(inputs, ", ") +
                                      ". " + std::to_string(skipped) + " input(s) skipped (see Skipped inputs)."});
-  bool derived = false;
-  for (const GroupSummary& g : tables.groups) derived = derived || g.throughput_derived;
+  bool derived = false, withheld = false;
+  for (const GroupSummary& g : tables.groups) {
+    derived = derived || g.throughput_derived;
+    withheld = withheld || g.throughput_withheld;
+  }
   Bullets method;
   method.items = {
       "Time to train = run_stop − run_start, in minutes (initialisation is not timed; evaluation is).",
@@ -96,7 +122,16 @@ DocSection introduction(const CollectedRuns& collected, const ReportTables& tabl
       "Scaling efficiency: throughput per GPU ÷ throughput per GPU of the same platform and benchmark at its smallest "
       "GPU count (100% = linear).",
   };
+  if (tables.any_energy)
+    method.items.push_back("Energy (runs whose RunResult has it: GPU energy read from NVML over the timed run): energy per "
+                           "run, mean power and samples per joule (train samples/s per watt, perf per watt), each the "
+                           "mean over the group's runs that have it; blank where no run of the group has it.");
   if (derived) method.items.push_back("† in this report: throughput derived from the log, including evaluation time.");
+  if (withheld)
+    method.items.push_back("‡ in this report: some logs' train_samples is not one epoch of their benchmark (more than " +
+                           fixed(kEpochSamplesTolerance * 100, 0) +
+                           "% off its training-set size), so no throughput is derived from them (see the warnings "
+                           "under Skipped inputs).");
   section.blocks.push_back(method);
   section.blocks.push_back(Paragraph{"The tables are also in runs.csv (one row per run), summary.csv (one row per "
                                      "benchmark × platform × GPU count) and comparison.csv, for pandas."});
@@ -110,19 +145,35 @@ DocSection summary_section(const CollectedRuns& collected, const ReportTables& t
                   "Epochs to converge (mean ± sd)", "Olympic mean time to train (min)", "Throughput (samples/s)",
                   "Per GPU (samples/s)", "Scaling efficiency"};
   table.numeric = {false, false, true, false, true, true, true, true, true, true, true, true};
+  const bool kilojoules = energy_in_kilojoules(tables);
+  if (tables.any_energy) {
+    table.header.insert(table.header.end(), {kilojoules ? "Energy per run (kJ)" : "Energy per run (J)", "Mean power (W)",
+                                             "Samples per joule"});
+    table.numeric.insert(table.numeric.end(), {true, true, true});
+  }
   for (const GroupSummary& g : tables.groups) {
     std::vector<std::string> batches;
     for (int64_t b : g.global_batch_sizes) batches.push_back(std::to_string(b));
-    const std::string dagger = g.throughput_derived ? "\u00a0†" : "";
+    const std::string marks = std::string(g.throughput_derived ? "\u00a0†" : "") + (g.throughput_withheld ? "\u00a0‡" : "");
+    const auto throughput_cell = [&](const std::optional<double>& value) {
+      if (!value) return g.throughput_withheld ? std::string("‡") : std::string();
+      return rate(value) + marks;
+    };
     std::string scaling;
     if (g.scaling_efficiency)
-      scaling = fixed(*g.scaling_efficiency * 100, 0) + "% (vs " + gpu_count_label(g.scaling_reference_gpus) + ")";
-    table.rows.push_back({g.benchmark, g.platform, g.gpus > 0 ? std::to_string(g.gpus) : "?", g.device_model,
-                          join(batches, ", "), std::to_string(g.run_indices.size()), std::to_string(g.converged_runs),
-                          epochs_cell(g), olympic_cell(g),
-                          g.train_samples_per_second ? rate(g.train_samples_per_second) + dagger : "",
-                          g.train_samples_per_second_per_gpu ? rate(g.train_samples_per_second_per_gpu) + dagger : "",
-                          scaling});
+      scaling = fixed(*g.scaling_efficiency * 100, 0) + "% (vs " + count_label(g.scaling_reference_gpus, g.device) + ")";
+    std::string count = g.gpus > 0 ? std::to_string(g.gpus) : "?";
+    if (g.device == "cpu") count += g.gpus == 1 ? " CPU rank" : " CPU ranks";
+    std::vector<std::string> row = {g.benchmark, g.platform, count, g.device_model,
+                                    join(batches, ", "), std::to_string(g.run_indices.size()), std::to_string(g.converged_runs),
+                                    epochs_cell(g), olympic_cell(g), throughput_cell(g.train_samples_per_second),
+                                    throughput_cell(g.train_samples_per_second_per_gpu), scaling};
+    if (tables.any_energy) {
+      std::optional<double> energy = g.energy_joules_mean;
+      if (energy && kilojoules) *energy /= 1000;
+      row.insert(row.end(), {readable(energy), readable(g.mean_power_watts), readable(g.samples_per_joule)});
+    }
+    table.rows.push_back(row);
   }
   section.blocks.push_back(table);
 
@@ -170,6 +221,7 @@ DocSection comparison_section(const ReportTables& tables) {
 
 // Per benchmark: a bar per platform (series) and GPU count (category).
 BarChart per_benchmark_bars(const std::vector<const GroupSummary*>& groups) {
+  const std::string device = common_device(groups);
   std::vector<int> counts;  // ascending, unknown (0) last
   std::vector<std::string> platforms;
   for (const GroupSummary* g : groups) {
@@ -178,9 +230,9 @@ BarChart per_benchmark_bars(const std::vector<const GroupSummary*>& groups) {
   }
   std::sort(counts.begin(), counts.end(), [](int a, int b) { return (a <= 0) != (b <= 0) ? b <= 0 : a < b; });
   BarChart chart;
-  for (int count : counts) chart.categories.push_back(gpu_count_label(count));
+  for (int count : counts) chart.categories.push_back(count_label(count, device));
   for (const std::string& platform : platforms) chart.series.push_back({platform, std::vector<std::optional<double>>(counts.size())});
-  chart.x_label = "GPU count";
+  chart.x_label = device == "cpu" ? "CPU ranks" : "GPU count";
   return chart;
 }
 
@@ -191,32 +243,46 @@ size_t index_of(const std::vector<std::string>& values, const std::string& value
 void add_benchmark_charts(DocSection& section, const std::string& benchmark, const std::vector<const GroupSummary*>& groups) {
   BarChart time = per_benchmark_bars(groups);
   BarChart throughput = per_benchmark_bars(groups);
+  BarChart per_joule = per_benchmark_bars(groups);
+  const std::string device = common_device(groups);
   std::vector<std::string> platforms;
   for (const BarSeries& s : time.series) platforms.push_back(s.name);
-  std::vector<std::string> fallbacks, untimed, unmeasured;
-  bool derived = false, any_throughput = false;
+  std::vector<std::string> fallbacks, untimed, unmeasured, withheld, no_energy;
+  bool derived = false, any_throughput = false, any_energy = false;
   for (const GroupSummary* g : groups) {
+    const std::string label = count_label(g->gpus, device);
+    const std::string name = g->platform + " " + label;
     const size_t s = index_of(platforms, g->platform);
-    const size_t c = index_of(time.categories, gpu_count_label(g->gpus));
+    const size_t c = index_of(time.categories, label);
     time.series[s].values[c] = g->compared_minutes();
-    if (!g->olympic_mean_minutes && g->compared_minutes()) fallbacks.push_back(g->platform + " " + gpu_count_label(g->gpus));
-    if (!g->compared_minutes()) untimed.push_back(g->platform + " " + gpu_count_label(g->gpus));
+    if (!g->olympic_mean_minutes && g->compared_minutes()) fallbacks.push_back(name);
+    if (!g->compared_minutes()) untimed.push_back(name);
     throughput.series[s].values[c] = g->train_samples_per_second;
-    if (!g->train_samples_per_second) unmeasured.push_back(g->platform + " " + gpu_count_label(g->gpus));
+    if (!g->train_samples_per_second) (g->throughput_withheld ? withheld : unmeasured).push_back(name);
     derived = derived || g->throughput_derived;
     any_throughput = any_throughput || g->train_samples_per_second.has_value();
+    per_joule.series[s].values[c] = g->samples_per_joule;
+    if (!g->samples_per_joule) no_energy.push_back(name);
+    any_energy = any_energy || g->samples_per_joule.has_value();
   }
   time.title = benchmark + ": time to train (olympic mean)";
   time.y_label = "minutes";
   if (!fallbacks.empty()) time.note = "Mean of the converged runs (olympic mean invalid): " + join(fallbacks, ", ") + ". ";
   if (!untimed.empty()) time.note += "No converged run: " + join(untimed, ", ") + ".";
   section.blocks.push_back(DocChart{file_stem("time_to_train", nullptr, benchmark), time.title, render_bar_chart(time)});
-  if (!any_throughput) return;
-  throughput.title = benchmark + ": training throughput";
-  throughput.y_label = "train samples/s";
-  if (derived) throughput.note = "Published logs: train_samples × epochs ÷ (run_stop − run_start), eval time included. ";
-  if (!unmeasured.empty()) throughput.note += "No throughput: " + join(unmeasured, ", ") + ".";
-  section.blocks.push_back(DocChart{file_stem("throughput", nullptr, benchmark), throughput.title, render_bar_chart(throughput)});
+  if (any_throughput) {
+    throughput.title = benchmark + ": training throughput";
+    throughput.y_label = "train samples/s";
+    if (derived) throughput.note = "Published logs: train_samples × epochs ÷ (run_stop − run_start), eval time included. ";
+    if (!unmeasured.empty()) throughput.note += "No throughput: " + join(unmeasured, ", ") + ". ";
+    if (!withheld.empty()) throughput.note += "train_samples is not one epoch: " + join(withheld, ", ") + ".";
+    section.blocks.push_back(DocChart{file_stem("throughput", nullptr, benchmark), throughput.title, render_bar_chart(throughput)});
+  }
+  if (!any_energy) return;
+  per_joule.title = benchmark + ": samples per joule (perf per watt)";
+  per_joule.y_label = "train samples/J";
+  if (!no_energy.empty()) per_joule.note = "No energy measurement: " + join(no_energy, ", ") + ".";
+  section.blocks.push_back(DocChart{file_stem("samples_per_joule", nullptr, benchmark), per_joule.title, render_bar_chart(per_joule)});
 }
 
 DocChart epochs_chart(const GroupSummary& g, const std::vector<RunRow>& runs) {
@@ -322,6 +388,12 @@ DocSection issues_section(const CollectedRuns& collected) {
 std::string gpu_count_label(int gpus) {
   if (gpus <= 0) return "? GPUs";
   return std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs");
+}
+
+std::string count_label(int count, const std::string& device) {
+  if (device != "cpu") return gpu_count_label(count);
+  if (count <= 0) return "? CPU ranks";
+  return std::to_string(count) + (count == 1 ? " CPU rank" : " CPU ranks");
 }
 
 ReportDocument build_report_document(const CollectedRuns& collected, const ReportTables& tables,

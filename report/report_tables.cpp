@@ -43,11 +43,18 @@ void summarize_group(GroupSummary& group, const std::vector<RunRow>& runs) {
     return std::tie(x_folder, x.result_index) < std::tie(y_folder, y.result_index);
   });
   std::vector<std::optional<double>> times;
-  std::vector<double> converged_times, epochs, throughputs;
+  std::vector<double> converged_times, epochs, throughputs, joules, watts, per_joule;
   std::set<int64_t> batches;
+  std::set<std::string> devices;
   for (size_t index : group.run_indices) {
     const RunRow& run = runs[index];
     if (group.device_model.empty()) group.device_model = run.device_model;
+    devices.insert(run.device);
+    if (run.energy_joules || run.samples_per_joule) ++group.energy_runs;
+    if (run.energy_joules) joules.push_back(*run.energy_joules);
+    if (run.mean_power_watts) watts.push_back(*run.mean_power_watts);
+    if (run.samples_per_joule) per_joule.push_back(*run.samples_per_joule);
+    if (!run.throughput_withheld.empty()) group.throughput_withheld = true;
     if (run.global_batch_size) batches.insert(*run.global_batch_size);
     if (run.converged) {
       ++group.converged_runs;
@@ -61,6 +68,10 @@ void summarize_group(GroupSummary& group, const std::vector<RunRow>& runs) {
     if (run.throughput_source == ThroughputSource::kDerivedFromLog) group.throughput_derived = true;
   }
   group.global_batch_sizes.assign(batches.begin(), batches.end());
+  if (devices.size() == 1) group.device = *devices.begin();
+  group.energy_joules_mean = mean(joules);
+  group.mean_power_watts = mean(watts);
+  group.samples_per_joule = mean(per_joule);
   group.epochs_mean = mean(epochs);
   group.epochs_sd = sample_sd(epochs);
   group.mean_converged_minutes = mean(converged_times);
@@ -150,7 +161,10 @@ ReportTables build_report_tables(const std::vector<RunRow>& runs, const std::str
   std::sort(tables.groups.begin(), tables.groups.end(), [](const GroupSummary& a, const GroupSummary& b) {
     return std::tie(a.benchmark, a.platform, a.gpus) < std::tie(b.benchmark, b.platform, b.gpus);
   });
-  for (GroupSummary& group : tables.groups) summarize_group(group, runs);
+  for (GroupSummary& group : tables.groups) {
+    summarize_group(group, runs);
+    tables.any_energy = tables.any_energy || group.energy_runs > 0;
+  }
   add_scaling_efficiency(tables.groups);
 
   const std::string wanted = baseline_platform.empty() ? "" : platform_without_count(baseline_platform, nullptr);

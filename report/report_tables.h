@@ -8,6 +8,8 @@
 // - the time compared across platforms is the olympic mean, else (marked) the mean of the converged
 //   runs;
 // - throughput: the mean of the runs' train samples/s; per GPU = that / GPU count;
+// - energy (runs whose RunResult has it, from NVML): the means over those runs of the energy per run,
+//   the mean power and the samples per joule (samples/s per watt: perf per watt);
 // - scaling efficiency: per-GPU throughput / per-GPU throughput of the same benchmark and platform at
 //   its smallest GPU count with a throughput (1.0 = linear scaling);
 // - baseline: the platform given, else per benchmark the slowest one (the longest time to train at
@@ -28,6 +30,7 @@ struct GroupSummary {
   std::string platform;
   int gpus = 0;                       // 0: unknown
   std::string device_model;
+  std::string device;                 // "cpu" or "cuda" when every run's record says so; else ""
   std::vector<size_t> run_indices;    // into the runs the tables were built from, in seed order
   int converged_runs = 0;
   std::vector<int64_t> global_batch_sizes;  // distinct
@@ -39,6 +42,11 @@ struct GroupSummary {
   std::optional<double> train_samples_per_second;
   std::optional<double> train_samples_per_second_per_gpu;
   bool throughput_derived = false;    // some runs' throughput was derived from the log
+  bool throughput_withheld = false;   // some logs' train_samples is not the benchmark's epoch
+  int energy_runs = 0;                // runs with an energy measurement
+  std::optional<double> energy_joules_mean;  // per run
+  std::optional<double> mean_power_watts;
+  std::optional<double> samples_per_joule;
   std::optional<double> scaling_efficiency;
   int scaling_reference_gpus = 0;
 
@@ -71,6 +79,7 @@ struct ReportTables {
   std::vector<BaselineChoice> baselines;
   std::vector<ComparisonRow> comparisons;
   std::vector<std::string> notes;     // what could not be compared, and why
+  bool any_energy = false;            // some run has an energy measurement: the energy columns exist
 };
 
 // `baseline_platform` empty: the slowest platform per benchmark. A leading "Nx" is ignored. Throws

@@ -138,31 +138,44 @@ std::string render_html(const ReportDocument& document) {
 }
 
 std::string runs_csv(const std::vector<RunRow>& runs) {
-  std::string text = csv_line({"benchmark", "platform", "gpus", "device_model", "seed", "result_index", "global_batch_size",
-                               "converged", "status", "epochs_to_converge", "epochs_run", "time_to_train_minutes",
-                               "train_samples_per_second", "train_samples_per_second_per_gpu", "throughput_source",
-                               "quality_name", "quality_target", "final_quality", "log_format", "log_path", "record_path",
-                               "platform_source", "gpus_source"});
+  bool energy = false;
+  for (const RunRow& run : runs) energy = energy || run.energy_joules || run.mean_power_watts || run.samples_per_joule;
+  std::vector<std::string> header = {"benchmark", "platform", "gpus", "device_model", "seed", "result_index", "global_batch_size",
+                                     "converged", "status", "epochs_to_converge", "epochs_run", "time_to_train_minutes",
+                                     "train_samples_per_second", "train_samples_per_second_per_gpu", "throughput_source",
+                                     "quality_name", "quality_target", "final_quality", "log_format", "log_path", "record_path",
+                                     "platform_source", "gpus_source", "device", "throughput_withheld"};
+  if (energy) header.insert(header.end(), {"energy_joules", "mean_power_watts", "samples_per_joule", "energy_source"});
+  std::string text = csv_line(header);
   for (const RunRow& run : runs) {
     std::optional<double> per_gpu;
     if (run.train_samples_per_second && run.gpus > 0) per_gpu = *run.train_samples_per_second / run.gpus;
     const std::optional<double> final_quality = run.evals.empty() ? std::nullopt : std::optional<double>(run.evals.back().value);
-    text += csv_line({run.benchmark, run.platform, run.gpus > 0 ? std::to_string(run.gpus) : "", run.device_model,
-                      run.seed ? std::to_string(*run.seed) : "", std::to_string(run.result_index),
-                      run.global_batch_size ? std::to_string(*run.global_batch_size) : "", run.converged ? "true" : "false",
-                      run.status, number(run.epochs_to_converge), number(run.epochs_run), number(run.time_to_train_minutes),
-                      number(run.train_samples_per_second), number(per_gpu), to_string(run.throughput_source),
-                      run.quality_name, number(run.quality_target), number(final_quality), run.log_format, run.log_path,
-                      run.record_path, run.platform_source, run.gpus_source});
+    std::vector<std::string> fields = {
+        run.benchmark, run.platform, run.gpus > 0 ? std::to_string(run.gpus) : "", run.device_model,
+        run.seed ? std::to_string(*run.seed) : "", std::to_string(run.result_index),
+        run.global_batch_size ? std::to_string(*run.global_batch_size) : "", run.converged ? "true" : "false",
+        run.status, number(run.epochs_to_converge), number(run.epochs_run), number(run.time_to_train_minutes),
+        number(run.train_samples_per_second), number(per_gpu), to_string(run.throughput_source),
+        run.quality_name, number(run.quality_target), number(final_quality), run.log_format, run.log_path,
+        run.record_path, run.platform_source, run.gpus_source, run.device, run.throughput_withheld};
+    if (energy)
+      fields.insert(fields.end(), {number(run.energy_joules), number(run.mean_power_watts), number(run.samples_per_joule),
+                                   run.energy_source});
+    text += csv_line(fields);
   }
   return text;
 }
 
 std::string summary_csv(const ReportTables& tables, const std::vector<RunRow>& runs) {
-  std::string text = csv_line({"benchmark", "platform", "gpus", "device_model", "global_batch_sizes", "runs", "converged_runs",
-                               "epochs_to_converge", "epochs_mean", "epochs_sd", "olympic_mean_minutes", "olympic_invalid_reason",
-                               "mean_converged_minutes", "train_samples_per_second", "train_samples_per_second_per_gpu",
-                               "throughput_derived", "scaling_efficiency", "scaling_reference_gpus"});
+  std::vector<std::string> header = {"benchmark", "platform", "gpus", "device_model", "global_batch_sizes", "runs",
+                                     "converged_runs", "epochs_to_converge", "epochs_mean", "epochs_sd",
+                                     "olympic_mean_minutes", "olympic_invalid_reason", "mean_converged_minutes",
+                                     "train_samples_per_second", "train_samples_per_second_per_gpu", "throughput_derived",
+                                     "scaling_efficiency", "scaling_reference_gpus", "device", "throughput_withheld"};
+  if (tables.any_energy)
+    header.insert(header.end(), {"energy_runs", "energy_joules_mean", "mean_power_watts", "samples_per_joule"});
+  std::string text = csv_line(header);
   for (const GroupSummary& g : tables.groups) {
     std::string batches, epochs;
     for (int64_t b : g.global_batch_sizes) batches += (batches.empty() ? "" : ";") + std::to_string(b);
@@ -170,12 +183,18 @@ std::string summary_csv(const ReportTables& tables, const std::vector<RunRow>& r
       const RunRow& run = runs[i];
       epochs += (epochs.empty() ? "" : ";") + (run.converged && run.epochs_to_converge ? number(run.epochs_to_converge) : "NA");
     }
-    text += csv_line({g.benchmark, g.platform, g.gpus > 0 ? std::to_string(g.gpus) : "", g.device_model, batches,
-                      std::to_string(g.run_indices.size()), std::to_string(g.converged_runs), epochs, number(g.epochs_mean),
-                      number(g.epochs_sd), number(g.olympic_mean_minutes), g.olympic_invalid_reason,
-                      number(g.mean_converged_minutes), number(g.train_samples_per_second),
-                      number(g.train_samples_per_second_per_gpu), g.throughput_derived ? "true" : "false",
-                      number(g.scaling_efficiency), g.scaling_efficiency ? std::to_string(g.scaling_reference_gpus) : ""});
+    std::vector<std::string> fields = {
+        g.benchmark, g.platform, g.gpus > 0 ? std::to_string(g.gpus) : "", g.device_model, batches,
+        std::to_string(g.run_indices.size()), std::to_string(g.converged_runs), epochs, number(g.epochs_mean),
+        number(g.epochs_sd), number(g.olympic_mean_minutes), g.olympic_invalid_reason,
+        number(g.mean_converged_minutes), number(g.train_samples_per_second),
+        number(g.train_samples_per_second_per_gpu), g.throughput_derived ? "true" : "false",
+        number(g.scaling_efficiency), g.scaling_efficiency ? std::to_string(g.scaling_reference_gpus) : "", g.device,
+        g.throughput_withheld ? "true" : "false"};
+    if (tables.any_energy)
+      fields.insert(fields.end(), {std::to_string(g.energy_runs), number(g.energy_joules_mean), number(g.mean_power_watts),
+                                   number(g.samples_per_joule)});
+    text += csv_line(fields);
   }
   return text;
 }

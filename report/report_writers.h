@@ -15,9 +15,9 @@ namespace mlh::report {
 std::string render_markdown(const ReportDocument& document);
 std::string render_html(const ReportDocument& document);
 
-// runs.csv: one row per run.
+// runs.csv: one row per run; the energy columns only when some run has an energy measurement.
 std::string runs_csv(const std::vector<RunRow>& runs);
-// summary.csv: one row per benchmark x platform x GPU count.
+// summary.csv: one row per benchmark x platform x GPU count; energy columns as in runs.csv.
 std::string summary_csv(const ReportTables& tables, const std::vector<RunRow>& runs);
 // comparison.csv: one row per platform group against its benchmark's baseline.
 std::string comparison_csv(const ReportTables& tables);

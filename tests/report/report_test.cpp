@@ -158,6 +158,7 @@ TEST_F(ReportData, DerivedThroughputFromTrainSamples) {
   LogSpec spec;
   spec.minutes = 1;
   spec.train_samples = 3000;  // two epochs of 3000 samples in 60 s
+  spec.data_source = "synthetic";  // a mini config's corpus: not WMT16, whose epoch 3000 could not be
   write_logs("a/gnmt", {spec});
   const CollectedRuns runs = collect_runs({dir_.string()});
   ASSERT_EQ(runs.runs.size(), 1u);
