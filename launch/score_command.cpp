@@ -2,6 +2,7 @@
 // found under the folders, the per-seed table behind it, and with --rcp the reference convergence
 // point test. Logs it cannot use are named in the output, never fatal; a folder that does not exist
 // or holds no log is a user error (exit 2).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include "compliance/score.h"
 #include "base/user_error.h"
 #include "launch/analysis_commands.h"
+#include "report/report_data.h"
 
 namespace po = boost::program_options;
 
@@ -155,13 +157,27 @@ std::map<std::string, std::string> noncompliant_runs(const ResultGroup& group) {
   return rejected;
 }
 
+// The systems the runs name as `report` names them ("8xNVIDIA DGX-1": the count from the submission's
+// systems JSON, the RunResult, the v0.6 submission_entry or the log's platform label), in run order;
+// a bare folder name is left out (the system folder is printed already).
+std::vector<std::string> platform_labels(const ResultGroup& group) {
+  std::vector<std::string> labels;
+  for (const RunSummary& run : group.runs) {
+    const report::RunPlatform where = report::identify_run_platform(run);
+    if (where.platform_source == "folder name" && where.gpus == 0) continue;
+    const std::string label = where.label();
+    if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
+  }
+  return labels;
+}
+
 void print_group(const ResultGroup& group, const ScoreOptions& options) {
   const BenchmarkScore score = score_benchmark(group.benchmark, group.runs,
                                                options.check ? noncompliant_runs(group) : std::map<std::string, std::string>{});
   std::cout << group.system << " / " << (group.benchmark.empty() ? "(no benchmark named)" : group.benchmark);
-  if (!group.platforms.empty()) {
+  if (const std::vector<std::string> labels = platform_labels(group); !labels.empty()) {
     std::cout << "  (platform";
-    for (const std::string& platform : group.platforms) std::cout << " " << platform;
+    for (size_t i = 0; i < labels.size(); ++i) std::cout << (i ? ", " : " ") << labels[i];
     std::cout << ")";
   }
   std::cout << "\n";
