@@ -6,7 +6,6 @@
 
 #include "base/user_error.h"
 #include "harness/device.h"
-#include "harness/platform.h"
 
 namespace mlh {
 
@@ -21,7 +20,7 @@ BenchReport run_bench(Workload& workload, const std::string& workload_name, cons
   BenchReport report;
   report.workload = workload_name;
   report.platform = platform_label;
-  report.device_model = detect_platform(world.size()).device_model;
+  report.device_model = device_model(options.device);
   report.world_size = world.size();
   report.threads_per_rank = configure_threads(world, options.blas_threads, options.intra_op_threads);
 
@@ -34,6 +33,7 @@ BenchReport run_bench(Workload& workload, const std::string& workload_name, cons
       spec.precision = precision;
       spec.channels_last = options.channels_last;
       spec.data_root = options.data_root;
+      spec.device = options.device;
       std::unique_ptr<BenchStep> step = workload.make_bench_step(spec, world);
       for (int64_t i = 0; i < options.warmup_steps; ++i) step->run();
       step->synchronize();

@@ -63,6 +63,7 @@ struct BenchOptions {
   BenchMode mode = BenchMode::kTrain;
   bool channels_last = false;
   std::string data_root = "data";        // where a loader bench may generate its data
+  torch::Device device = torch::kCPU;    // this rank's (rank_device, chosen by the caller)
   int64_t warmup_steps = 3;
   int64_t timed_steps = 10;
   int64_t repeats = 3;

@@ -1,23 +1,73 @@
 #include "harness/device.h"
 
+#include <fstream>
+
+#include <ATen/Context.h>
 #include <torch/cuda.h>
+#ifdef MLH_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAFunctions.h>
+#endif
 
 #include "base/user_error.h"
 
 namespace mlh {
 
-torch::Device rank_device(const World& world, const std::string& requested) {
+namespace {
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string model = line.substr(colon + 1);
+    model.erase(0, model.find_first_not_of(" \t"));
+    return model;
+  }
+  return "cpu";
+}
+
+}  // namespace
+
+torch::Device choose_rank_device(const std::string& requested, int local_rank, int local_size, int visible_gpus) {
   if (requested != "auto" && requested != "cpu" && requested != "cuda")
     throw UserError("device '" + requested + "' is not one of auto, cpu, cuda");
   if (requested == "cpu") return torch::Device(torch::kCPU);
-  const int64_t visible = torch::cuda::is_available() ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
-  if (visible == 0) {
+  if (visible_gpus == 0) {
     if (requested == "cuda")
       throw UserError("device 'cuda' asked for, but this build or machine has no CUDA device "
-                      "(rebuild against a CUDA LibTorch, or use device: cpu)");
+                      "(build with `launch/setup.sh --cuda`, or use --device cpu)");
     return torch::Device(torch::kCPU);
   }
-  return torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(world.local_rank() % visible));
+  if (local_size > visible_gpus)
+    throw UserError(std::to_string(local_size) + " ranks on this node but " + std::to_string(visible_gpus) +
+                    " GPU" + (visible_gpus > 1 ? "s" : "") + " visible: one rank per GPU (mpirun -np " +
+                    std::to_string(visible_gpus) + "), or --device cpu");
+  return torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(local_rank));
+}
+
+int visible_gpu_count() {
+  return torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
+}
+
+torch::Device rank_device(const World& world, const std::string& requested) {
+  const int visible = requested == "cpu" ? 0 : visible_gpu_count();
+  const torch::Device device = choose_rank_device(requested, world.local_rank(), world.local_size(), visible);
+#ifdef MLH_WITH_CUDA
+  if (device.is_cuda()) c10::cuda::set_device(device.index());
+#endif
+  return device;
+}
+
+void configure_gpu_math(const GpuMath& math) {
+  at::Context& context = at::globalContext();
+  context.setBenchmarkCuDNN(math.cudnn_benchmark);
+  context.setDeterministicCuDNN(math.cudnn_deterministic);
+  context.setDeterministicAlgorithms(math.cudnn_deterministic, /*warn_only=*/true);
+  context.setAllowTF32CuBLAS(math.allow_tf32);
+  context.setAllowTF32CuDNN(math.allow_tf32);
 }
 
 void synchronize_device(const torch::Device& device) {
@@ -25,5 +75,20 @@ void synchronize_device(const torch::Device& device) {
 }
 
 std::string device_name(const torch::Device& device) { return device.str(); }
+
+std::string device_model(const torch::Device& device) {
+#ifdef MLH_WITH_CUDA
+  if (device.is_cuda()) return at::cuda::getDeviceProperties(device.index())->name;
+#endif
+  return cpu_model();
+}
+
+torch::TensorOptions host_staging_options(torch::ScalarType dtype, const torch::Device& device) {
+  return torch::TensorOptions(dtype).pinned_memory(device.is_cuda());
+}
+
+torch::Tensor to_device(const torch::Tensor& host, const torch::Device& device) {
+  return host.device() == device ? host : host.to(device, /*non_blocking=*/true);
+}
 
 }  // namespace mlh

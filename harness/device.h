@@ -1,7 +1,7 @@
-// Where a rank computes. One process per device: under mpirun, local rank r uses CUDA device
-// r mod (visible devices) when this build has CUDA and the machine shows a GPU; otherwise the CPU.
-// Workloads put their model and batches on `rank_device`; the engine and bench synchronise it
-// before reading a clock.
+// Where a rank computes, decided by the engine (`--device`, the config key `device`) before any
+// CUDA call: one process per GPU, local rank r on GPU r of its node, which becomes the process's
+// current CUDA device; the CPU when asked, or when this build or machine has no GPU. Workloads get
+// the device in RunContext / BenchSpec; the engine and bench synchronise it before reading a clock.
 #pragma once
 
 #include <string>
@@ -12,14 +12,45 @@
 
 namespace mlh {
 
-// `requested` is "auto" (CUDA when available, else CPU), "cpu" or "cuda". Throws UserError for an
-// unknown name, or for "cuda" when this build or machine has no CUDA device.
+// The decision alone: `requested` is "auto" (CUDA when a GPU is visible, else CPU), "cpu" or
+// "cuda"; the rank is `local_rank` of `local_size` ranks on its node, which shows `visible_gpus`.
+// Throws UserError (one line) for an unknown name, for "cuda" without a GPU, and for more ranks on
+// a node than GPUs when the ranks would use GPUs.
+torch::Device choose_rank_device(const std::string& requested, int local_rank, int local_size, int visible_gpus);
+
+// GPUs this process sees (0 in a build without CUDA, or without a driver).
+int visible_gpu_count();
+
+// choose_rank_device for this rank and machine; a chosen GPU becomes the current CUDA device.
 torch::Device rank_device(const World& world, const std::string& requested = "auto");
+
+// How GPUs do their arithmetic (the engine's settings cudnn_benchmark, cudnn_deterministic,
+// allow_tf32): cuDNN's autotuner, deterministic algorithms only (with a warning where an op has
+// none), and TF32 tensor cores for fp32 matrix products and convolutions (Ampere and newer).
+// Process-wide; set before the model runs. Inert on the CPU.
+struct GpuMath {
+  bool cudnn_benchmark = true;
+  bool cudnn_deterministic = false;
+  bool allow_tf32 = true;
+};
+void configure_gpu_math(const GpuMath& math);
 
 // Waits for the device's queued work (a no-op on the CPU).
 void synchronize_device(const torch::Device& device);
 
 // "cpu" or "cuda:1".
 std::string device_name(const torch::Device& device);
+
+// The GPU's name ("NVIDIA H200") for a CUDA device; the CPU's model (/proc/cpuinfo) otherwise.
+std::string device_model(const torch::Device& device);
+
+// Options for a host tensor that is filled on the CPU and then copied to `device`: page-locked
+// (pinned) when the device is a GPU, so that `.to(device, /*non_blocking=*/true)` is a real
+// asynchronous copy; ordinary memory on the CPU.
+torch::TensorOptions host_staging_options(torch::ScalarType dtype, const torch::Device& device);
+
+// `host` on `device`: the same tensor when it is already there, else an asynchronous copy (from
+// pinned memory; see host_staging_options).
+torch::Tensor to_device(const torch::Tensor& host, const torch::Device& device);
 
 }  // namespace mlh

@@ -12,6 +12,7 @@
 
 #include "compliance/mllog_keys.h"
 #include "base/user_error.h"
+#include "harness/energy_meter.h"
 #include "harness/platform.h"
 #include "harness/results.h"
 #include "harness/throughput_meter.h"
@@ -70,6 +71,17 @@ void EngineSettings::bind(ConfigMap& config) {
               "GOMP_SPINCOUNT of the OpenMP threads (-1: libgomp's default); small values stop idle "
               "threads from spinning on cores the BLAS threads need",
               at_least(-1));
+  config.bind("device", device,
+              "auto: one GPU per rank (local rank r on GPU r) when the build and machine have GPUs, "
+              "else the CPU; cpu; cuda (an error without a GPU)",
+              one_of({"auto", "cpu", "cuda"}));
+  config.bind("cudnn_benchmark", gpu_math.cudnn_benchmark,
+              "GPU: let cuDNN time its algorithms for each new input shape and keep the fastest");
+  config.bind("cudnn_deterministic", gpu_math.cudnn_deterministic,
+              "GPU: deterministic algorithms only (slower; a warning where an op has none)");
+  config.bind("allow_tf32", gpu_math.allow_tf32,
+              "GPU: fp32 matrix products and convolutions on TF32 tensor cores (Ampere and newer), as "
+              "PyTorch's references ran on A100");
   config.bind("submission_org", submission_org, "MLPerf submission_org");
   config.bind("submission_division", submission_division, "MLPerf submission_division",
               one_of({"closed", "open"}));
@@ -90,7 +102,7 @@ EvalSchedule EngineSettings::eval_schedule() const {
   return EvalSchedule::at_epochs(eval_epochs, max_epochs);
 }
 
-proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const World& world,
+proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const World& launched_world,
                                const RunOptions& options) {
   EngineSettings engine;
   engine.bind(config);
@@ -101,8 +113,13 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   const EvalSchedule schedule = engine.eval_schedule();
 
   const uint64_t seed = options.seed ? *options.seed : std::random_device{}();
-  const int threads = configure_threads(world, static_cast<int>(engine.blas_threads), static_cast<int>(engine.intra_op_threads));
-  const PlatformInfo platform = detect_platform(world.size());
+  const int threads =
+      configure_threads(launched_world, static_cast<int>(engine.blas_threads), static_cast<int>(engine.intra_op_threads));
+  const torch::Device device = rank_device(launched_world, engine.device);
+  configure_gpu_math(engine.gpu_math);
+  const World world = launched_world.with_device(device);  // NCCL between GPUs
+  EnergyMeter energy(device);
+  const PlatformInfo platform = detect_platform(world.size(), device);
   const std::string platform_label =
       options.platform.empty() ? platform.label() : sanitize_path_component(options.platform);
 
@@ -128,6 +145,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   result.set_platform(platform_label);
   result.set_device_model(platform.device_model);
   result.set_device_count(platform.device_count);
+  result.set_device(device.is_cuda() ? "cuda" : "cpu");
   result.set_world_size(world.size());
   result.set_config(options.config_label);
   result.set_log_file(paths.log_file);
@@ -148,7 +166,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     logger.event(keys::kEffectiveConfig, config.effective());
     result.set_effective_config_json(config.effective().dump());
 
-    const RunContext context{world, logger, seed, options.data_dir};
+    const RunContext context{world, logger, seed, options.data_dir, device};
     const WorkloadInfo info = workload.init(context);
     logger.event(keys::kGlobalBatchSize, info.global_batch_size);
     logger.event(keys::kGradientAccumulationSteps, 1);
@@ -179,12 +197,17 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     }
     progress.message(workload.benchmark() + " seed " + std::to_string(seed) + " on " + platform_label +
                      " (" + std::to_string(world.size()) + " rank" + (world.size() > 1 ? "s" : "") +
-                     ", " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "") +
-                     " each): target " + describe_targets(info.targets) + baseline_text);
+                     (device.is_cuda() ? " on " + platform.device_model + ", one GPU each"
+                                       : ", " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "") + " each") +
+                     "): target " + describe_targets(info.targets) + baseline_text);
+
+    if (device.is_cuda() && !energy.available()) progress.message("energy not measured: " + energy.source());
 
     world.comm().barrier();
     const int64_t init_stop_ms = logger.end(keys::kInitStop);
     const int64_t run_start_ms = logger.start(keys::kRunStart);
+    energy.start();
+    int64_t samples_trained = 0;
     result.set_init_seconds((init_stop_ms - init_start_ms) / 1000.0);
 
     // Blocks of epochs, each ending in an evaluation, until every target holds or max_epochs.
@@ -203,6 +226,8 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
         meter.begin_epoch();
         progress.begin_epoch(epoch, schedule.max_epochs(), workload.steps_per_epoch());
         stats = workload.train_epoch(epoch, progress);
+        result.set_skipped_steps(result.skipped_steps() + stats.skipped_steps);
+        samples_trained += stats.samples;
         meter.end_epoch();
         progress.end_epoch();
         logger.end(keys::kEpochStop, {{keys::kMetaEpochNum, epoch}});
@@ -241,7 +266,9 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
       abort_reason = "target not reached in " + std::to_string(schedule.max_epochs()) + " epochs";
 
     const char* status = converged ? keys::kStatusSuccess : keys::kStatusAborted;
+    synchronize_device(device);
     const int64_t run_stop_ms = logger.end(keys::kRunStop, {{keys::kMetaStatus, status}});
+    energy.stop();
     logger.event(keys::kTrainThroughput, meter.steady_samples_per_second(), {{"steady_state", true}});
 
     result.set_converged(converged);
@@ -250,6 +277,14 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     result.set_epochs_run(epochs_run);
     result.set_time_to_train_seconds((run_stop_ms - run_start_ms) / 1000.0);
     result.set_train_samples_per_second(meter.steady_samples_per_second());
+    // Energy counts only when every rank measured its GPU.
+    result.set_energy_source(energy.source());
+    const double joules = world.allreduce_sum(energy.joules());
+    if (world.allreduce_sum(energy.available() ? 1.0 : 0.0) == world.size() && joules > 0) {
+      result.set_energy_joules(joules);
+      if (result.time_to_train_seconds() > 0) result.set_mean_power_watts(joules / result.time_to_train_seconds());
+      result.set_samples_per_joule(static_cast<double>(samples_trained) / joules);
+    }
     for (const auto& [name, v] : quality.values) (*result.mutable_final_quality())[name] = v;
 
     logger.close();

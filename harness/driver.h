@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/device.h"
 #include "harness/eval_schedule.h"
 #include "harness/run_result.pb.h"
 #include "harness/settings.h"
@@ -33,6 +34,8 @@ struct EngineSettings {
   // GOMP_SPINCOUNT for LibTorch's OpenMP threads; -1 leaves libgomp's default. Applied by the
   // mlharness command before anything runs (libgomp reads it once, as it loads).
   int64_t openmp_spin_count = -1;
+  std::string device = "auto";  // rank_device(): auto, cpu, cuda (the flag --device sets it)
+  GpuMath gpu_math;
   std::string submission_org = "mlharness";
   std::string submission_division = "open";
   std::string submission_status = "research";

@@ -1,33 +1,9 @@
 #include "harness/platform.h"
 
-#include <fstream>
-
-#include <torch/cuda.h>
-#ifdef MLH_WITH_CUDA
-#include <ATen/cuda/CUDAContext.h>
-#endif
+#include "harness/device.h"
 
 namespace mlh {
 
-namespace {
-
-std::string cpu_model() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) {
-        std::string model = line.substr(colon + 1);
-        model.erase(0, model.find_first_not_of(" \t"));
-        return model;
-      }
-    }
-  }
-  return "cpu";
-}
-
-}  // namespace
 
 std::string sanitize_path_component(const std::string& text) {
   std::string out;
@@ -51,14 +27,11 @@ std::string PlatformInfo::label() const {
   return std::to_string(device_count) + "x" + sanitize_path_component(model);
 }
 
-PlatformInfo detect_platform(int world_size) {
+PlatformInfo detect_platform(int world_size, const torch::Device& device) {
   PlatformInfo info;
   info.device_count = world_size;
-  info.cuda = torch::cuda::is_available();
-  info.device_model = cpu_model();
-#ifdef MLH_WITH_CUDA
-  if (info.cuda) info.device_model = at::cuda::getCurrentDeviceProperties()->name;
-#endif
+  info.cuda = device.is_cuda();
+  info.device_model = device_model(device);
   return info;
 }
 

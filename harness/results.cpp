@@ -101,6 +101,12 @@ std::string format_run_summary(const proto::RunResult& r) {
                   quality.c_str(), r.time_to_train_seconds(), r.train_samples_per_second());
   }
   std::string summary = text;
+  if (r.has_energy_joules()) {
+    std::snprintf(text, sizeof text, "energy: %.1f kJ, mean %.0f W, %.1f samples/J (NVML)\n", r.energy_joules() / 1000.0,
+                  r.mean_power_watts(), r.samples_per_joule());
+    summary += text;
+  }
+  if (r.skipped_steps() > 0) summary += "fp16 loss scaling skipped " + std::to_string(r.skipped_steps()) + " steps\n";
   for (const auto& [name, baseline] : r.baselines()) {
     std::snprintf(text, sizeof text, "%s: %s %.4f\n", name.c_str(), r.quality_name().c_str(), baseline);
     summary += text;

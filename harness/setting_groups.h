@@ -13,15 +13,13 @@
 
 namespace mlh {
 
-// Where and in what precision the model computes: precision, device.
+// In what precision the model computes (where is the engine's `device`): precision.
 struct ComputeSettings {
   Precision precision = Precision::kFp32;
-  std::string device = "auto";  // for rank_device()
 
   void bind(ConfigMap& c) {
     c.bind_choice("precision", precision,
-                  "amp: fp16 autocast + loss scaling on CUDA, bf16 autocast on CPU", precision_names());
-    c.bind("device", device, "auto: a GPU per rank when there is one", one_of({"auto", "cpu", "cuda"}));
+                  "amp: fp16 autocast + loss scaling on CUDA, bf16 autocast on CPU; bf16: bf16 autocast on either", precision_names());
   }
 };
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <torch/types.h>
+
 #include "compliance/mllogger.h"
 #include "harness/progress.h"
 #include "harness/quality.h"
@@ -24,6 +26,7 @@ namespace mlh {
 struct TrainStats {
   int64_t samples = 0;
   double mean_loss = 0;
+  int64_t skipped_steps = 0;  // steps skipped by fp16 loss scaling (the same on every rank)
 };
 
 // Fixed at init, logged by the engine, kept in the run record.
@@ -49,6 +52,7 @@ struct RunContext {
   MLLogger& logger;
   uint64_t seed;
   std::string data_root;          // where generated data goes (`--data-dir`)
+  torch::Device device;           // where this rank computes (harness/device.h); its current CUDA device
 };
 
 // One timed step of `mlharness bench`: synthetic inputs, a full training (or inference) step, or
@@ -77,6 +81,7 @@ struct BenchSpec {
   std::string precision = "fp32"; // "fp32" or "amp" (see harness/mixed_precision.h)
   bool channels_last = false;     // image models: NHWC memory format for activations and weights
   std::string data_root;          // where a loader bench may generate data (`--data-dir`)
+  torch::Device device = torch::kCPU;  // where this rank computes (harness/device.h)
 };
 
 class Workload {

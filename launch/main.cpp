@@ -21,6 +21,7 @@
 #include "base/user_error.h"
 #include "configs/embedded_configs.h"
 #include "harness/bench.h"
+#include "harness/device.h"
 #include "harness/driver.h"
 #include "harness/platform.h"
 #include "harness/results.h"
@@ -74,6 +75,8 @@ po::options_description common_options() {
       ("config,c", po::value<std::string>()->default_value(""),
        "config: a name (`mini`, `ncf-mini`) of an embedded configs/*.yaml, or a YAML file path; "
        "default: the workload's full-scale config")
+      ("device", po::value<std::string>(),
+       "cpu or cuda (default: auto, a GPU per rank when the build and machine have them; the config key device)")
       ("set,s", po::value<std::vector<std::string>>()->composing(),
        "override a config key, KEY=VALUE (value in YAML syntax); repeatable");
   return options;
@@ -169,6 +172,7 @@ ConfigMap configured(const po::variables_map& vars, const std::string& workload,
   auto [config, config_label] = load_config(workload, vars["config"].as<std::string>());
   if (vars.count("set"))
     for (const auto& assignment : vars["set"].as<std::vector<std::string>>()) config.apply_override(assignment);
+  if (vars.count("device")) config.apply_override("device=" + vars["device"].as<std::string>());
   if (label) *label = config_label;
   return std::move(config);
 }
@@ -308,9 +312,12 @@ int bench_command(const po::variables_map& vars) {
   options.intra_op_threads = static_cast<int>(engine.intra_op_threads);
   engine.validate();
 
-  const World world = World::from_mpi();
+  const World launched_world = World::from_mpi();
+  options.device = rank_device(launched_world, engine.device);
+  configure_gpu_math(engine.gpu_math);
+  const World world = launched_world.with_device(options.device);
   const std::string platform = vars["platform"].as<std::string>().empty()
-                                   ? detect_platform(world.size()).label()
+                                   ? detect_platform(world.size(), options.device).label()
                                    : sanitize_path_component(vars["platform"].as<std::string>());
   const BenchReport report = run_bench(*workload, workload_name, world, options, platform);
   if (world.is_root()) {

@@ -13,6 +13,7 @@
 #include "compliance/checker.h"
 #include "compliance/log_reader.h"
 #include "base/user_error.h"
+#include "harness/device.h"
 #include "harness/driver.h"
 #include "harness/results.h"
 
@@ -33,12 +34,15 @@ class ScriptedWorkload final : public Workload {
   std::vector<double> losses;
   bool fail_in_init = false;
   int64_t batch = 4;
+  int64_t skipped_steps_per_epoch = 0;
   std::vector<int64_t> evaluated_epochs;
+  torch::Device device = torch::kCUDA;  // what init was handed
 
   std::string benchmark() const override { return benchmark_name; }
   void bind_settings(ConfigMap& config) override { config.bind("batch", batch, "samples per step"); }
   WorkloadInfo init(const RunContext& context) override {
     if (fail_in_init) throw UserError("scripted failure in init");
+    device = context.device;
     for (const auto& [key, value] : hyperparameters) context.logger.event(key, value);
     WorkloadInfo info;
     info.global_batch_size = batch;
@@ -53,6 +57,7 @@ class ScriptedWorkload final : public Workload {
     TrainStats stats;
     stats.samples = batch * 3;
     stats.mean_loss = losses.empty() ? 1.0 : losses.at(static_cast<size_t>(epoch - 1));
+    stats.skipped_steps = skipped_steps_per_epoch;
     return stats;
   }
   Quality evaluate(int64_t epoch) override {
@@ -348,6 +353,42 @@ TEST_F(EngineTest, TwoTargetsStopOnlyWhenBothHold) {
   ASSERT_EQ(accuracies.size(), 3u);
   EXPECT_EQ(accuracies[1], (nlohmann::json{{"BBOX", 0.38}, {"SEGM", 0.33}}));
   EXPECT_EQ(accuracies[2], (nlohmann::json{{"BBOX", 0.39}, {"SEGM", 0.339}}));
+}
+
+TEST_F(EngineTest, TheDeviceIsTheEnginesAndTheRecordSaysWhatItMeasured) {
+  ScriptedWorkload workload;
+  workload.qualities = {0.5, 0.9};
+  workload.skipped_steps_per_epoch = 2;
+  const proto::RunResult result = run(workload, "device: cpu\nmax_epochs: 3\n");
+  EXPECT_EQ(workload.device, torch::Device(torch::kCPU));
+  EXPECT_EQ(result.device(), "cpu");
+  EXPECT_EQ(result.skipped_steps(), 4);  // two epochs, two each
+  // No GPU, no energy: the fields are absent (not zero), and the record says why.
+  EXPECT_FALSE(result.has_energy_joules());
+  EXPECT_FALSE(result.has_mean_power_watts());
+  EXPECT_FALSE(result.has_samples_per_joule());
+  EXPECT_EQ(result.energy_source(), "the run is on the CPU (NVML measures GPUs)");
+  const std::string json = run_result_to_json(result);
+  EXPECT_EQ(json.find("energy_joules"), std::string::npos);
+  EXPECT_NE(json.find("\"skipped_steps\""), std::string::npos);
+  EXPECT_THAT(format_run_summary(result), ::testing::HasSubstr("fp16 loss scaling skipped 4 steps"));
+  // The GPU arithmetic settings are in the logged effective config.
+  int configs = 0;
+  for (const auto& r : records_of(result.log_file()))
+    if (r.key == "mlharness_effective_config" && ++configs) {
+      EXPECT_EQ(r.value["cudnn_benchmark"], true);
+      EXPECT_EQ(r.value["allow_tf32"], true);
+      EXPECT_EQ(r.value["device"], "cpu");
+    }
+  EXPECT_EQ(configs, 1);
+}
+
+TEST_F(EngineTest, CudaWithoutAGpuIsAUserErrorBeforeAnythingIsWritten) {
+  if (visible_gpu_count() > 0) GTEST_SKIP() << "this machine has a GPU";
+  ScriptedWorkload workload;
+  workload.qualities = {0.9};
+  EXPECT_THROW(run(workload, "device: cuda\n"), UserError);
+  EXPECT_FALSE(fs::exists(out_ / "testbox"));
 }
 
 TEST_F(EngineTest, StrictTargetIsNotReachedByAnEqualValue) {

@@ -220,7 +220,6 @@ TEST(SettingGroups, BindTheirKeysUnderTheWorkloadsFieldNames) {
   s.bind(config);
   config.check_all_bound();
   EXPECT_EQ(s.precision, Precision::kAmp);
-  EXPECT_EQ(s.device, "auto");
   EXPECT_DOUBLE_EQ(s.adam_beta1, 0.9);
   EXPECT_DOUBLE_EQ(s.adam_beta2, 0.98);
   EXPECT_DOUBLE_EQ(s.adam_options(2.0).epsilon, 1e-9);
@@ -230,9 +229,7 @@ TEST(SettingGroups, BindTheirKeysUnderTheWorkloadsFieldNames) {
 TEST(SettingGroups, RejectValuesOutsideTheirChoicesAndBounds) {
   ConfigMap precision = ConfigMap::from_yaml_text("precision: fp16\n", "cfg.yaml");
   EXPECT_THAT(user_error_of([&] { GroupedSettings().bind(precision); }),
-              HasSubstr("cfg.yaml:1: key 'precision' is 'fp16'; expected fp32 or amp"));
-  ConfigMap device = ConfigMap::from_yaml_text("device: tpu\n", "cfg.yaml");
-  EXPECT_THAT(user_error_of([&] { GroupedSettings().bind(device); }), HasSubstr("expected auto, cpu or cuda"));
+              HasSubstr("cfg.yaml:1: key 'precision' is 'fp16'; expected fp32, amp or bf16"));
   ConfigMap beta = ConfigMap::from_yaml_text("adam_beta1: 1.0\n", "cfg.yaml");
   EXPECT_THAT(user_error_of([&] { GroupedSettings().bind(beta); }),
               HasSubstr("key 'adam_beta1' is 1; it must be in [0, 1)"));

@@ -206,7 +206,7 @@ class GnmtWorkload final : public Workload {
   WorkloadInfo init(const RunContext& context) override {
     world_ = &context.world;
     seed_ = context.seed;
-    device_ = rank_device(*world_, settings_.device);
+    device_ = context.device;
     precision_ = settings_.precision;
     load_data();
 
@@ -358,7 +358,7 @@ std::unique_ptr<BenchStep> GnmtWorkload::make_bench_step(const BenchSpec& spec, 
     throw UserError("gnmt has no --loader bench (its batches are read into memory at init)");
   if (spec.channels_last) throw UserError("--channels-last is for image workloads; gnmt has no such layout");
   const bool inference = spec.mode == BenchMode::kInference;
-  const torch::Device device = rank_device(world, s.device);
+  const torch::Device device = spec.device;
   const Precision precision = parse_precision(spec.precision, "bench precision");
   const int64_t rows = spec.batch_size, length = s.bench_sentence_length;
   if (rows < 1) throw UserError("bench batch must be >= 1 sentence");

@@ -4,10 +4,19 @@
 
 namespace mlh::ncf {
 
-NcfTrainer::NcfTrainer(NeuMF model, AdamOptions adam, const World& world, Precision precision)
-    : model_(std::move(model)),
+namespace {
+
+NeuMF moved_to(NeuMF model, const torch::Device& device) {
+  model->to(device);
+  return model;
+}
+
+}  // namespace
+
+NcfTrainer::NcfTrainer(NeuMF model, AdamOptions adam, const World& world, Precision precision, torch::Device device)
+    : model_(moved_to(std::move(model), device)),
       step_(model_->parameters(), make_adam({ParameterGroup{model_->parameters()}}, adam), world,
-            TrainStepOptions{precision}) {}
+            TrainStepOptions{precision, device}) {}
 
 torch::Tensor NcfTrainer::train_on(const NcfBatch& batch) {
   return step_.run(static_cast<int64_t>(batch.shards.size()), static_cast<double>(batch.global_count),

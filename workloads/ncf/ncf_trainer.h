@@ -32,10 +32,12 @@ struct NcfBatch {
 
 class NcfTrainer {
  public:
-  // Broadcasts rank 0's weights (TrainStep's constructor: every rank builds its trainer).
-  NcfTrainer(NeuMF model, AdamOptions adam, const World& world, Precision precision = Precision::kFp32);
+  // Moves `model` to `device` and broadcasts rank 0's weights (TrainStep's constructor: every rank
+  // builds its trainer).
+  NcfTrainer(NeuMF model, AdamOptions adam, const World& world, Precision precision = Precision::kFp32,
+             torch::Device device = torch::kCPU);
 
-  // One step on `batch`; returns this rank's summed loss.
+  // One step on `batch` (its tensors on the trainer's device); returns this rank's summed loss.
   torch::Tensor train_on(const NcfBatch& batch);
 
   NeuMF& model() { return model_; }

@@ -15,6 +15,7 @@
 #include "datasets/movielens/synthetic.h"
 #include "datasets/sharded_sampler.h"
 #include "harness/bench.h"
+#include "harness/device.h"
 #include "harness/setting_groups.h"
 #include "harness/train_step.h"
 #include "harness/workload.h"
@@ -105,26 +106,28 @@ std::unique_ptr<BenchStep> make_ncf_bench_step(const NcfSettings& settings, cons
   const int64_t batch = spec.batch_size;
   const int64_t shards_per_rank = mlh::shards_per_rank(settings.gradient_shards, world.size(), "gradient_shards");
   torch::manual_seed(0);
+  const torch::Device device = spec.device;
   auto trainer = std::make_shared<NcfTrainer>(
       NeuMF(NeuMFOptions(kMl20mUsers, kMl20mItems).mf_dim(settings.mf_dim).mlp_layer_sizes(settings.mlp_layer_sizes)),
-      settings.adam_options(settings.learning_rate), world, precision);
+      settings.adam_options(settings.learning_rate), world, precision, device);
+  const auto ids = torch::TensorOptions(torch::kLong).device(device);
   const int64_t global_count = batch * world.size();
   auto random_batch = [=] {
     NcfBatch random{{}, global_count};
     for (int64_t k = 0; k < shards_per_rank; ++k) {
       const auto [begin, end] = proportional_part(batch, shards_per_rank, k);
       const int64_t n = end - begin;
-      random.shards.push_back({torch::randint(kMl20mUsers, {n}, torch::kLong),
-                               torch::randint(kMl20mItems, {n}, torch::kLong), torch::randint(2, {n}, torch::kFloat)});
+      random.shards.push_back({torch::randint(kMl20mUsers, {n}, ids), torch::randint(kMl20mItems, {n}, ids),
+                               torch::randint(2, {n}, ids.dtype(torch::kFloat))});
     }
     return random;
   };
-  DeviceBenchStep::Spec bench{torch::kCPU, precision, batch};
+  DeviceBenchStep::Spec bench{device, precision, batch};
   if (spec.mode != BenchMode::kInference) return make_train_bench_step<NcfBatch>(bench, trainer, random_batch);
   return std::make_unique<DeviceBenchStep>(bench, [=] {
     const NcfBatch random = random_batch();
     torch::NoGradGuard no_grad;
-    AutocastScope autocast(precision, torch::kCPU);
+    AutocastScope autocast(precision, device);
     for (const NcfShard& shard : random.shards) trainer->model()->forward(shard.user, shard.item);
   });
 }
@@ -165,6 +168,7 @@ class NcfWorkload final : public Workload {
   WorkloadInfo init(const RunContext& context) override {
     world_ = &context.world;
     seed_ = context.seed;
+    device_ = context.device;
     MLLogger& log = context.logger;
 
     const movielens::RatingsTable ratings = movielens::read_ratings(data_path_);
@@ -181,7 +185,8 @@ class NcfWorkload final : public Workload {
     NeuMF model(NeuMFOptions(split_.num_users, split_.num_items)
                     .mf_dim(settings_.mf_dim)
                     .mlp_layer_sizes(settings_.mlp_layer_sizes));
-    trainer_ = std::make_unique<NcfTrainer>(model, settings_.adam_options(settings_.learning_rate), *world_);
+    trainer_ = std::make_unique<NcfTrainer>(model, settings_.adam_options(settings_.learning_rate), *world_,
+                                            Precision::kFp32, device_);
 
     settings_.log_adam(log, settings_.learning_rate);
     log.event(keys::kPreprocHpMinRatings, settings_.min_ratings);
@@ -224,20 +229,19 @@ class NcfWorkload final : public Workload {
       int64_t count = 0;
       for (const ShardedSampler::Slice& slice : sampler_->local_shards(b, gradient_shards_)) {
         const int64_t n = slice.end - slice.begin;
-        NcfShard shard{torch::empty({n}, torch::kLong), torch::empty({n}, torch::kLong), torch::empty({n}, torch::kFloat)};
+        const auto ids = host_staging_options(torch::kLong, device_);
+        NcfShard shard{torch::empty({n}, ids), torch::empty({n}, ids), torch::empty({n}, ids.dtype(torch::kFloat))};
         fill_samples(sampler_->indices(slice), n, epoch, shard.user.data_ptr<int64_t>(),
                      shard.item.data_ptr<int64_t>(), shard.label.data_ptr<float>());
-        batch.shards.push_back(std::move(shard));
+        batch.shards.push_back({to_device(shard.user, device_), to_device(shard.item, device_),
+                                to_device(shard.label, device_)});
         count += n;
         batch.global_count = slice.global_size;
       }
       const torch::Tensor loss = trainer_->train_on(batch);
       progress.step(batch.global_count, loss / std::max<int64_t>(count, 1));
     }
-    TrainStats stats;
-    stats.samples = samples_per_epoch_;
-    stats.mean_loss = trainer_->step().take_loss_sum() / static_cast<double>(samples_per_epoch_);
-    return stats;
+    return trainer_->step().take_epoch_stats(samples_per_epoch_, static_cast<double>(samples_per_epoch_));
   }
 
   Quality evaluate(int64_t epoch) override {
@@ -260,7 +264,9 @@ class NcfWorkload final : public Workload {
         const int32_t* negatives = eval_negatives_.data() + (begin + u) * per_user;
         for (int64_t j = 0; j < per_user; ++j) item_data[u * (per_user + 1) + 1 + j] = negatives[j];
       }
-      torch::Tensor scores = model->forward(user.reshape({-1}), item.reshape({-1})).reshape({n, per_user + 1});
+      torch::Tensor scores = model->forward(to_device(user.reshape({-1}), device_), to_device(item.reshape({-1}), device_))
+                                 .reshape({n, per_user + 1})
+                                 .to(torch::kCPU, torch::kFloat);
       torch::Tensor positive = scores.select(1, 0).contiguous();
       torch::Tensor negative = scores.narrow(1, 1, per_user).contiguous();
       hits += movielens::count_hits_at_k(positive.data_ptr<float>(), negative.data_ptr<float>(),
@@ -306,6 +312,7 @@ class NcfWorkload final : public Workload {
   NcfSettings settings_;
   std::string data_path_;
   const World* world_ = nullptr;
+  torch::Device device_{torch::kCPU};
   uint64_t seed_ = 0;
   movielens::LeaveOneOutSplit split_;
   std::vector<int32_t> eval_negatives_;

@@ -29,8 +29,8 @@ HostBatch IdxImageSource::next() {
   const int64_t rows = images_.rows, cols = images_.cols;
   const IdxAugmentation& a = augmentation_;
   const int64_t pad = a.augment ? a.crop_padding : 0;
-  torch::Tensor images = torch::empty({n, 1, rows, cols}, torch::kFloat);
-  torch::Tensor labels = torch::empty({n}, torch::kLong);
+  torch::Tensor images = torch::empty({n, 1, rows, cols}, staging(torch::kFloat));
+  torch::Tensor labels = torch::empty({n}, staging(torch::kLong));
   float* out = images.data_ptr<float>();
   int64_t* label_out = labels.data_ptr<int64_t>();
   const float scale = static_cast<float>(1.0 / (255.0 * a.pixel_std));
@@ -74,12 +74,12 @@ HostBatch JpegFolderSource::next() {
   // The loader stacks the images straight into the tensor (it reuses its own per-image buffers).
   torch::Tensor images;
   const imagenet::ImageBatch batch = loader_->next_into([&](int64_t count) {
-    images = torch::empty({count, 3, image_size_, image_size_}, torch::kFloat);
+    images = torch::empty({count, 3, image_size_, image_size_}, staging(torch::kFloat));
     return images.data_ptr<float>();
   });
-  torch::Tensor labels = torch::empty({batch.count}, torch::kLong);
+  torch::Tensor labels = torch::empty({batch.count}, staging(torch::kLong));
   std::memcpy(labels.data_ptr<int64_t>(), batch.labels.data(), batch.labels.size() * sizeof(int64_t));
-  if (label_offset_ != 0) labels = torch::where(labels >= 0, labels + label_offset_, labels);
+  if (label_offset_ != 0) labels.add_(labels.ge(0).to(torch::kLong) * label_offset_);
   return {images, labels};
 }
 

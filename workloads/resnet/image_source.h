@@ -16,6 +16,7 @@
 #include "datasets/idx.h"
 #include "datasets/imagenet/batch_loader.h"
 #include "datasets/imagenet/folder.h"
+#include "harness/device.h"
 
 namespace mlh::resnet {
 
@@ -36,6 +37,15 @@ class ImageSource {
   virtual void start(std::vector<std::vector<int32_t>> batches, int64_t epoch) = 0;
   virtual HostBatch next() = 0;
   virtual int64_t skipped_images() const { return 0; }
+  // The device the batches go to: for a GPU they are built in pinned memory, so that the copy is
+  // asynchronous (harness/device.h).
+  void stage_for(const torch::Device& device) { staging_device_ = device; }
+
+ protected:
+  torch::TensorOptions staging(torch::ScalarType dtype) const { return host_staging_options(dtype, staging_device_); }
+
+ private:
+  torch::Device staging_device_ = torch::kCPU;
 };
 
 struct IdxAugmentation {

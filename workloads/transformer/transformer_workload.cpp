@@ -197,7 +197,7 @@ class TransformerWorkload final : public Workload {
   WorkloadInfo init(const RunContext& context) override {
     world_ = &context.world;
     seed_ = context.seed;
-    device_ = rank_device(*world_, settings_.device);
+    device_ = context.device;
     precision_ = settings_.precision;
     load_data();
 
@@ -315,7 +315,7 @@ std::unique_ptr<BenchStep> TransformerWorkload::make_bench_step(const BenchSpec&
     throw UserError("transformer has no --loader bench (its batches are read into memory at init)");
   if (spec.channels_last) throw UserError("--channels-last is for image workloads; transformer has no such layout");
   const bool inference = spec.mode == BenchMode::kInference;
-  const torch::Device device = rank_device(world, s.device);
+  const torch::Device device = spec.device;
   const Precision precision = parse_precision(spec.precision, "bench precision");
   const int64_t length = s.bench_sentence_length;
   // The data's vocabulary is not read for a bench: the synthetic one's size, else MLPerf's.

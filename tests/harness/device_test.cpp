@@ -1,0 +1,92 @@
+// The engine's device choice (harness/device.h) and its settings, on any machine: the decision is
+// a function of the request, the rank's place on its node and the GPUs it sees.
+#include "harness/device.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "harness/driver.h"
+#include "harness/platform.h"
+#include "tests/user_error_of.h"
+
+namespace mlh {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ChooseRankDevice, CpuWhenAskedEvenWithGpus) {
+  EXPECT_EQ(choose_rank_device("cpu", 1, 2, 8), torch::Device(torch::kCPU));
+}
+
+TEST(ChooseRankDevice, AutoIsTheCpuWithoutGpusAndTheLocalRanksGpuWithThem) {
+  EXPECT_EQ(choose_rank_device("auto", 3, 4, 0), torch::Device(torch::kCPU));
+  EXPECT_EQ(choose_rank_device("auto", 3, 4, 4), torch::Device(torch::kCUDA, 3));
+  EXPECT_EQ(choose_rank_device("cuda", 0, 1, 8), torch::Device(torch::kCUDA, 0));
+  EXPECT_EQ(choose_rank_device("cuda", 1, 2, 8), torch::Device(torch::kCUDA, 1));
+}
+
+TEST(ChooseRankDevice, CudaWithoutAGpuIsAOneLineError) {
+  const std::string message = user_error_of([] { choose_rank_device("cuda", 0, 1, 0); });
+  EXPECT_THAT(message, HasSubstr("device 'cuda' asked for, but this build or machine has no CUDA device"));
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
+TEST(ChooseRankDevice, MoreRanksOnANodeThanGpusIsAOneLineError) {
+  for (const char* requested : {"auto", "cuda"}) {
+    const std::string message = user_error_of([&] { choose_rank_device(requested, 0, 4, 2); });
+    EXPECT_EQ(message, "4 ranks on this node but 2 GPUs visible: one rank per GPU (mpirun -np 2), or --device cpu");
+  }
+  EXPECT_EQ(user_error_of([] { choose_rank_device("cuda", 1, 2, 1); }),
+            "2 ranks on this node but 1 GPU visible: one rank per GPU (mpirun -np 1), or --device cpu");
+  // The CPU takes any number of ranks.
+  EXPECT_EQ(choose_rank_device("cpu", 3, 4, 2), torch::Device(torch::kCPU));
+}
+
+TEST(ChooseRankDevice, UnknownNameIsAnError) {
+  EXPECT_THAT(user_error_of([] { choose_rank_device("tpu", 0, 1, 0); }),
+              HasSubstr("device 'tpu' is not one of auto, cpu, cuda"));
+}
+
+TEST(RankDevice, ThisMachineWithoutAGpuComputesOnTheCpu) {
+  if (visible_gpu_count() > 0) GTEST_SKIP() << "this machine has a GPU; the cuda tests cover it";
+  const World world = World::single_process();
+  EXPECT_EQ(rank_device(world, "auto"), torch::Device(torch::kCPU));
+  EXPECT_THAT(user_error_of([&] { rank_device(world, "cuda"); }), HasSubstr("no CUDA device"));
+}
+
+TEST(EngineDeviceSettings, BindTheDeviceAndTheGpuMathWithTheirChoices) {
+  ConfigMap config = ConfigMap::from_yaml_text("device: cpu\ncudnn_benchmark: false\nallow_tf32: false\n", "cfg.yaml");
+  EngineSettings engine;
+  engine.bind(config);
+  config.check_all_bound();
+  EXPECT_EQ(engine.device, "cpu");
+  EXPECT_FALSE(engine.gpu_math.cudnn_benchmark);
+  EXPECT_FALSE(engine.gpu_math.cudnn_deterministic);
+  EXPECT_FALSE(engine.gpu_math.allow_tf32);
+  // They are in the effective config, which the log carries (effective_config).
+  EXPECT_EQ(config.effective()["cudnn_deterministic"], false);
+  ConfigMap bad = ConfigMap::from_yaml_text("device: tpu\n", "cfg.yaml");
+  EXPECT_THAT(user_error_of([&] { EngineSettings().bind(bad); }), HasSubstr("expected auto, cpu or cuda"));
+}
+
+TEST(Platform, CpuRanksAreCountedAndLabelledByTheCpuModel) {
+  const PlatformInfo platform = detect_platform(2, torch::Device(torch::kCPU));
+  EXPECT_FALSE(platform.cuda);
+  EXPECT_EQ(platform.device_count, 2);
+  EXPECT_EQ(platform.device_model, device_model(torch::Device(torch::kCPU)));
+  EXPECT_EQ(platform.label().rfind("2x", 0), 0u);
+  PlatformInfo gpus;
+  gpus.device_model = "Tesla T4";
+  gpus.device_count = 4;
+  gpus.cuda = true;
+  EXPECT_EQ(gpus.label(), "4xTesla-T4");
+}
+
+TEST(HostStaging, PlainMemoryForTheCpu) {
+  const torch::Tensor host = torch::empty({4}, host_staging_options(torch::kLong, torch::kCPU));
+  EXPECT_FALSE(host.is_pinned());
+  EXPECT_TRUE(to_device(host, torch::kCPU).is_same(host));
+}
+
+}  // namespace
+}  // namespace mlh
