@@ -1,11 +1,18 @@
-// Data-parallel gradient reduction, as the training step (harness/train_step.h) uses it: after
-// backward, every rank's gradients are summed across the world in buckets of about `bucket_bytes`,
-// each bucket one flat tensor and one collective. The step scales the loss by 1 / (the global
-// batch's samples), so the sum is the global-batch gradient exactly, also for a short last batch
-// split unevenly.
+// Data-parallel gradient reduction, as the training step (harness/train_step.h) uses it: every rank's
+// gradients are summed across the world in buckets of about `bucket_bytes`, each bucket one flat
+// tensor and one collective. The step scales the loss by 1 / (the global batch's samples), so the
+// sum is the global-batch gradient exactly, also for a short last batch split unevenly.
+//
+// Buckets hold the parameters in reverse order, the order backward produces their gradients. When
+// a rank's step is one backward pass (one gradient shard per rank) and the communicator works on the
+// parameters' device (NCCL on GPUs, MPI on CPUs), reduce_during_next_backward() arms gradient hooks:
+// each bucket's collective starts as soon as backward has produced its last gradient, while backward
+// goes on with the layers below (on a GPU the collective queues on the stream, and the host does not
+// wait). The sums are the same either way: each element is the same sum over ranks.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,20 +22,43 @@
 
 namespace mlh {
 
+// Parameter indices per bucket: from the last parameter to the first, a new bucket whenever the
+// next parameter would take the bucket past `bucket_bytes` (a parameter larger than that is a bucket
+// of its own).
+std::vector<std::vector<size_t>> plan_gradient_buckets(const std::vector<int64_t>& parameter_bytes,
+                                                       int64_t bucket_bytes);
+
 class GradientAllReducer {
  public:
   GradientAllReducer(std::vector<torch::Tensor> parameters, const World& world,
                      int64_t bucket_bytes = int64_t{25} << 20);
+  ~GradientAllReducer();
+  GradientAllReducer(const GradientAllReducer&) = delete;
+  GradientAllReducer& operator=(const GradientAllReducer&) = delete;
 
-  // Sums every parameter's gradient across ranks, in place. A no-op on a world of one.
+  // True when reduce_during_next_backward() overlaps: more than one rank, and the communicator
+  // works on the parameters' device.
+  bool can_overlap() const { return can_overlap_; }
+  // Arms the hooks for the next backward pass, whose gradients must be this rank's whole gradient
+  // (one shard; the gradients dropped before it). A no-op when it cannot overlap.
+  void reduce_during_next_backward();
+  // Sums every parameter's gradient across ranks, in place: the buckets the hooks have not reduced,
+  // then the sums into the gradients. A no-op on a world of one.
   void allreduce_sum();
   // Makes every rank's parameters equal to rank 0's (after init).
   void broadcast_parameters();
 
+  std::vector<std::vector<size_t>> buckets() const;  // parameter indices, in reduction order
+  // Of the last allreduce_sum: buckets whose collective started inside backward.
+  int64_t buckets_reduced_during_backward() const { return reduced_during_backward_; }
+
  private:
+  struct State;
   std::vector<torch::Tensor> parameters_;
-  std::vector<std::vector<size_t>> buckets_;  // parameter indices per bucket
   const World& world_;
+  std::shared_ptr<State> state_;  // shared with the hooks, which hold it weakly
+  bool can_overlap_ = false;
+  int64_t reduced_during_backward_ = 0;
 };
 
 // Sums the gradients of a global batch cut into a power-of-two number of shards in one fixed order,

@@ -14,6 +14,9 @@
 
 #include "base/user_error.h"
 #include "harness/cpu_share.h"
+#ifdef MLH_WITH_CUDA
+#include "harness/nccl_communicator.h"
+#endif
 
 namespace mlh {
 
@@ -31,11 +34,18 @@ MPI_Datatype mpi_type_of(const torch::Tensor& tensor) {
   return MPI_BYTE;
 }
 
-// MPI on host memory. Large tensors go in pieces so counts fit MPI's int.
+// MPI on host memory (a GPU tensor goes through a host copy). Large tensors go in pieces so counts
+// fit MPI's int.
 class MpiCommunicator final : public Communicator {
  public:
   void allreduce_sum(torch::Tensor& tensor) override {
-    MLH_ASSERT(tensor.is_contiguous() && tensor.device().is_cpu());
+    if (!tensor.device().is_cpu()) {
+      torch::Tensor host = tensor.to(torch::kCPU);
+      allreduce_sum(host);
+      tensor.copy_(host);
+      return;
+    }
+    MLH_ASSERT(tensor.is_contiguous());
     const int64_t chunk = int64_t{1} << 28;
     const int64_t total = tensor.numel();
     char* base = static_cast<char*>(tensor.data_ptr());
@@ -47,7 +57,13 @@ class MpiCommunicator final : public Communicator {
     }
   }
   void broadcast(torch::Tensor& tensor, int root) override {
-    MLH_ASSERT(tensor.is_contiguous() && tensor.device().is_cpu());
+    if (!tensor.device().is_cpu()) {
+      torch::Tensor host = tensor.to(torch::kCPU);
+      broadcast(host, root);
+      tensor.copy_(host);
+      return;
+    }
+    MLH_ASSERT(tensor.is_contiguous());
     const int64_t bytes = tensor.numel() * tensor.element_size();
     const int64_t chunk = int64_t{1} << 30;
     char* base = static_cast<char*>(tensor.data_ptr());
@@ -68,6 +84,11 @@ class LocalCommunicator final : public Communicator {
   std::string name() const override { return "local"; }
 };
 
+std::vector<std::pair<void (*)(void*), void*>>& abort_hooks() {
+  static std::vector<std::pair<void (*)(void*), void*>> hooks;
+  return hooks;
+}
+
 bool g_mpi_session_active = false;
 int g_world_rank = 0;
 int g_world_size = 1;
@@ -87,7 +108,16 @@ MpiSession::~MpiSession() {
   g_mpi_session_active = false;
 }
 
+void MpiSession::on_abort(void (*hook)(void*), void* argument) { abort_hooks().emplace_back(hook, argument); }
+
+void MpiSession::forget_abort_hook(void* argument) {
+  auto& hooks = abort_hooks();
+  hooks.erase(std::remove_if(hooks.begin(), hooks.end(), [&](const auto& hook) { return hook.second == argument; }),
+              hooks.end());
+}
+
 void MpiSession::abort_job(int exit_code) {
+  for (const auto& [hook, argument] : abort_hooks()) hook(argument);
   if (g_mpi_session_active) MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::_Exit(exit_code);
 }
@@ -118,6 +148,16 @@ World World::from_mpi() {
     world.comm_ = std::make_shared<MpiCommunicator>();
   else
     world.comm_ = std::make_shared<LocalCommunicator>();
+  return world;
+}
+
+World World::with_device(const torch::Device& device) const {
+  World world = *this;
+#ifdef MLH_WITH_CUDA
+  if (device.is_cuda() && size_ > 1) world.comm_ = make_nccl_communicator(device, rank_, size_, comm_);
+#else
+  (void)device;
+#endif
   return world;
 }
 

@@ -11,6 +11,7 @@
 namespace mlh {
 
 // Collective operations on whole tensors. Every rank must make the same calls in the same order.
+// Tensors may live on the CPU or on the rank's GPU; on device() they take no extra copy.
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -18,6 +19,9 @@ class Communicator {
   virtual void broadcast(torch::Tensor& tensor, int root) = 0;
   virtual void barrier() = 0;
   virtual std::string name() const = 0;
+  // Where its collectives' tensors live best: the CPU for MPI, the rank's GPU for NCCL. Callers that
+  // build a flat buffer for a collective build it there.
+  virtual torch::Device device() const { return torch::kCPU; }
 };
 
 // MPI_Init_thread on construction, MPI_Finalize on destruction; one per process, in main.
@@ -29,7 +33,11 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
   // Ends every process of the job (MPI_Abort; OpenMPI's mpirun then exits with `exit_code`);
   // prints nothing itself. Without a session, exits this process with `exit_code`.
+  // Hooks registered with on_abort (NCCL's communicator abort) run first, so no rank is left in a
+  // device collective.
   [[noreturn]] static void abort_job(int exit_code);
+  static void on_abort(void (*hook)(void*), void* argument);
+  static void forget_abort_hook(void* argument);  // the hooks registered with this argument
   static bool active();
   // This process's rank in MPI_COMM_WORLD and the job's size, read once at MPI_Init (0 and 1 without
   // a session). They need no communication, so an error path may use them while the other ranks sit
@@ -44,6 +52,10 @@ class World {
   static World from_mpi();
   // A world of one, no MPI (for tests of single-process code).
   static World single_process();
+  // This world with the communicator for `device` (the engine's, harness/device.h): NCCL on the
+  // rank's GPU in a CUDA build of more than one rank (one communicator per job: its unique id from
+  // rank 0 over MPI), else the same MPI communicator. MPI stays the control plane. A collective.
+  World with_device(const torch::Device& device) const;
 
   int rank() const { return rank_; }
   int size() const { return size_; }

@@ -38,3 +38,29 @@ TEST(GradientShards, RejectsCountsRanksCannotShare) {
 
 }  // namespace
 }  // namespace mlh
+
+namespace mlh {
+namespace {
+
+TEST(GradientBuckets, HoldTheParametersInReverseOrderUpToTheBucketSize) {
+  // Backward produces the last parameters' gradients first, so their bucket fills first.
+  EXPECT_EQ(plan_gradient_buckets({4, 4, 4, 100, 4}, 10),
+            (std::vector<std::vector<size_t>>{{4}, {3}, {2, 1}, {0}}));
+  EXPECT_EQ(plan_gradient_buckets({4, 4, 4}, 1000), (std::vector<std::vector<size_t>>{{2, 1, 0}}));
+  EXPECT_TRUE(plan_gradient_buckets({}, 10).empty());
+}
+
+TEST(GradientBuckets, OneRankHasNothingToOverlap) {
+  const World world = World::single_process();
+  torch::Tensor p = torch::zeros({3}, torch::requires_grad());
+  GradientAllReducer reducer({p}, world);
+  EXPECT_FALSE(reducer.can_overlap());
+  reducer.reduce_during_next_backward();
+  p.sum().backward();
+  reducer.allreduce_sum();
+  EXPECT_EQ(reducer.buckets_reduced_during_backward(), 0);
+  EXPECT_TRUE(torch::equal(p.grad(), torch::ones({3})));
+}
+
+}  // namespace
+}  // namespace mlh

@@ -15,6 +15,7 @@
 #include "datasets/imagenet/synthetic.h"
 #include "datasets/sharded_sampler.h"
 #include "harness/bench.h"
+#include "harness/batchnorm_statistics.h"
 #include "harness/device.h"
 #include "harness/lars.h"
 #include "harness/setting_groups.h"
@@ -283,9 +284,11 @@ class ResNetWorkload final : public Workload {
   WorkloadInfo init(const RunContext& context) override {
     world_ = &context.world;
     seed_ = context.seed;
-    device_ = rank_device(*world_, settings_.device);
+    device_ = context.device;
     precision_ = settings_.precision;
     open_sources();
+    train_->stage_for(device_);
+    eval_->stage_for(device_);
     gradient_shards_ = resolve_gradient_shards(settings_.gradient_shards, world_->size(), "gradient_shards");
     sampler_ = std::make_unique<ShardedSampler>(train_->size(), settings_.global_batch_size, world_->rank(),
                                                 world_->size(), seed_);
@@ -337,14 +340,14 @@ class ResNetWorkload final : public Workload {
       const int64_t count = host.labels.size(0);
       progress.step(global_count, loss / std::max<int64_t>(count, 1));
     }
-    TrainStats stats;
-    stats.samples = train_->size();
-    stats.mean_loss = trainer_->step().take_loss_sum() / static_cast<double>(train_->size());
-    return stats;
+    return trainer_->step().take_epoch_stats(train_->size(), static_cast<double>(train_->size()));
   }
 
   Quality evaluate(int64_t epoch) override {
     common::ResNet& model = trainer_->model();
+    // Each rank's BatchNorm statistics come from its own samples; its shard of the evaluation is
+    // judged by the statistics of all of them.
+    average_batchnorm_statistics(*model, *world_);
     model->eval();
     torch::NoGradGuard no_grad;
     const auto [first, last] = proportional_part(eval_->size(), world_->size(), world_->rank());
@@ -437,7 +440,7 @@ class ResNetWorkload final : public Workload {
 // The training step (or the forward pass) of the configured model on random images of the
 // configured size: the rank's batch cut into the configured gradient shards, as training cuts it.
 std::unique_ptr<BenchStep> make_model_bench_step(const ResNetSettings& s, const BenchSpec& spec, const World& world) {
-  const torch::Device device = rank_device(world, s.device);
+  const torch::Device device = spec.device;
   const Precision precision = parse_precision(spec.precision, "bench precision");
   const int64_t batch = spec.batch_size;
   const int64_t in_channels = s.jpeg_source() ? 3 : 1;
