@@ -32,6 +32,8 @@ void FusedAdam::step() {
     const ParameterGroup& group = groups_[k];
     const double learning_rate = options_.learning_rate * group.learning_rate_factor;
     const double weight_decay = group.weight_decay;
+    // On CUDA: LibTorch's fused Adam kernel (torch.optim.Adam(fused=True)), one launch per group.
+    std::vector<torch::Tensor> cuda_params, cuda_grads, cuda_exp_avg, cuda_exp_avg_sq, cuda_steps;
     const AdamStepConstants c{static_cast<float>(options_.beta1),
                               static_cast<float>(1.0 - options_.beta1),
                               static_cast<float>(options_.beta2),
@@ -46,6 +48,15 @@ void FusedAdam::step() {
       torch::Tensor grad = param.grad();
       torch::Tensor& exp_avg = exp_avg_[k][i];
       torch::Tensor& exp_avg_sq = exp_avg_sq_[k][i];
+      if (param.device().is_cuda() && param.scalar_type() == torch::kFloat && !grad.is_sparse()) {
+        if (!cuda_step_.defined()) cuda_step_ = torch::zeros({}, param.options());
+        cuda_params.push_back(param);
+        cuda_grads.push_back(grad);
+        cuda_exp_avg.push_back(exp_avg);
+        cuda_exp_avg_sq.push_back(exp_avg_sq);
+        cuda_steps.push_back(cuda_step_);
+        continue;
+      }
       const bool fused = param.device().is_cpu() && param.scalar_type() == torch::kFloat &&
                          param.is_contiguous() && grad.is_contiguous() && !grad.is_sparse() &&
                          grad.scalar_type() == torch::kFloat;
@@ -65,6 +76,13 @@ void FusedAdam::step() {
       at::parallel_for(0, param.numel(), 16384, [&](int64_t begin, int64_t end) {
         adam_update(p + begin, g + begin, m + begin, v + begin, end - begin, c);
       });
+    }
+    if (!cuda_params.empty()) {
+      // The kernel reads each parameter's step count from its tensor: one shared count, set to t.
+      cuda_step_.fill_(t);
+      at::_fused_adam_(cuda_params, cuda_grads, cuda_exp_avg, cuda_exp_avg_sq, {}, cuda_steps, learning_rate,
+                       options_.beta1, options_.beta2, weight_decay, options_.epsilon, /*amsgrad=*/false,
+                       /*maximize=*/false);
     }
   }
 }

@@ -4,7 +4,8 @@
 // and both moments is read once and written once, in parallel chunks, by the vectorised loop of
 // harness/adam_kernel.h. On CPU this is several times fewer memory passes than the op-by-op update,
 // which is where time goes for models with large dense embeddings (NCF: 31.8M parameters). Float32
-// CPU tensors; other tensors fall back to the op-by-op update.
+// CPU tensors; float32 CUDA tensors go through LibTorch's fused CUDA Adam kernel (the arithmetic of
+// torch.optim.Adam(fused=True)); other tensors fall back to the op-by-op update.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,7 @@ class FusedAdam final : public Optimizer {
   std::vector<std::vector<torch::Tensor>> exp_avg_sq_;
   AdamOptions options_;
   int64_t step_count_ = 0;
+  torch::Tensor cuda_step_;  // the step count on the GPU, for LibTorch's fused CUDA kernel
 };
 
 std::unique_ptr<Optimizer> make_adam(std::vector<ParameterGroup> groups, AdamOptions options);

@@ -8,19 +8,20 @@
 namespace mlh {
 
 const std::vector<std::pair<std::string, Precision>>& precision_names() {
-  static const std::vector<std::pair<std::string, Precision>> names = {{"fp32", Precision::kFp32},
-                                                                       {"amp", Precision::kAmp}};
+  static const std::vector<std::pair<std::string, Precision>> names = {
+      {"fp32", Precision::kFp32}, {"amp", Precision::kAmp}, {"bf16", Precision::kBf16}};
   return names;
 }
 
 Precision parse_precision(const std::string& name, const std::string& what) {
   for (const auto& [known, precision] : precision_names())
     if (name == known) return precision;
-  throw UserError(what + " is '" + name + "'; expected fp32 or amp");
+  throw UserError(what + " is '" + name + "'; expected fp32, amp or bf16");
 }
 
 std::string describe_precision(Precision precision, const torch::Device& device) {
   if (precision == Precision::kFp32) return "fp32";
+  if (precision == Precision::kBf16) return "bf16 (bf16 autocast)";
   return device.is_cuda() ? "amp (fp16 autocast + loss scaling)" : "amp (bf16 autocast)";
 }
 
@@ -30,7 +31,7 @@ AutocastScope::AutocastScope(Precision precision, const torch::Device& device) {
   cuda_ = device.is_cuda();
   was_enabled_ = libtorch::autocast_enabled(cuda_);
   previous_dtype_ = libtorch::autocast_dtype(cuda_);
-  libtorch::set_autocast_dtype(cuda_, cuda_ ? torch::kHalf : torch::kBFloat16);
+  libtorch::set_autocast_dtype(cuda_, cuda_ && precision == Precision::kAmp ? torch::kHalf : torch::kBFloat16);
   libtorch::set_autocast_enabled(cuda_, true);
   at::autocast::increment_nesting();
 }
@@ -47,18 +48,35 @@ bool DynamicLossScaler::needed(Precision precision, const torch::Device& device)
   return precision == Precision::kAmp && device.is_cuda();
 }
 
-DynamicLossScaler::DynamicLossScaler(bool enabled, Options options)
-    : enabled_(enabled), options_(options), scale_(options.initial_scale) {
+DynamicLossScaler::DynamicLossScaler(bool enabled, Options options, torch::Device device)
+    : enabled_(enabled), fused_(enabled && device.is_cuda()), options_(options), scale_(options.initial_scale) {
   MLH_ASSERT(options_.initial_scale > 0 && options_.growth_factor >= 1 && options_.backoff_factor > 0 &&
              options_.backoff_factor < 1 && options_.growth_interval >= 1);
+  if (fused_) {
+    const auto on_device = torch::TensorOptions(torch::kFloat).device(device);
+    scale_tensor_ = torch::full({1}, options_.initial_scale, on_device);
+    growth_tracker_ = torch::zeros({1}, on_device.dtype(torch::kInt));
+    found_inf_ = torch::zeros({1}, on_device);
+  }
 }
 
+double DynamicLossScaler::scale() const { return fused_ ? scale_tensor_.item<double>() : scale_; }
+
 torch::Tensor DynamicLossScaler::scale_loss(const torch::Tensor& loss) const {
-  return enabled_ ? loss * scale_ : loss;
+  if (!enabled_) return loss;
+  return fused_ ? loss * scale_tensor_.squeeze() : loss * scale_;
 }
 
 bool DynamicLossScaler::unscale_gradients(const std::vector<torch::Tensor>& parameters) {
   if (!enabled_) return true;
+  if (fused_) {
+    std::vector<torch::Tensor> grads;
+    for (const auto& p : parameters)
+      if (p.grad().defined()) grads.push_back(p.grad());
+    found_inf_.zero_();
+    at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, scale_tensor_.reciprocal());
+    return found_inf_.item<float>() == 0.0f;  // the step's one device-to-host read
+  }
   torch::Tensor non_finite;
   const double inverse = 1.0 / scale_;
   for (const auto& p : parameters) {
@@ -68,16 +86,20 @@ bool DynamicLossScaler::unscale_gradients(const std::vector<torch::Tensor>& para
     torch::Tensor bad = grad.isfinite().logical_not().any();
     non_finite = non_finite.defined() ? non_finite.logical_or(bad) : bad;
   }
-  // One device-to-host read for the whole model.
   return !non_finite.defined() || !non_finite.item<bool>();
 }
 
 void DynamicLossScaler::update(bool gradients_finite) {
   if (!enabled_) return;
+  if (!gradients_finite) ++skipped_steps_;
+  if (fused_) {
+    at::_amp_update_scale_(scale_tensor_, growth_tracker_, found_inf_, options_.growth_factor,
+                           options_.backoff_factor, options_.growth_interval);
+    return;
+  }
   if (!gradients_finite) {
     scale_ *= options_.backoff_factor;
     finite_in_a_row_ = 0;
-    ++skipped_steps_;
     return;
   }
   if (++finite_in_a_row_ >= options_.growth_interval) {

@@ -1,6 +1,7 @@
-// Mixed precision as a step uses it: `amp` means autocast to fp16 with dynamic loss scaling on CUDA,
-// and autocast to bf16 on the CPU (bf16 keeps fp32's exponent range, so it needs no scaling).
-// `fp32` means neither. The training step (harness/train_step.h) runs each shard's forward pass and
+// Mixed precision as a step uses it: `amp` means autocast to fp16 with dynamic loss scaling on CUDA
+// (as the MLPerf references run), and autocast to bf16 on the CPU (bf16 keeps fp32's exponent range,
+// so it needs no scaling). `bf16` means autocast to bf16 on either (Ampere and newer GPUs), no
+// scaling. `fp32` means neither. The training step (harness/train_step.h) runs each shard's forward pass and
 // loss in an AutocastScope and scales the loss with a DynamicLossScaler, inert unless the precision
 // needs it; evaluation and inference benches use the AutocastScope alone.
 #pragma once
@@ -14,14 +15,14 @@
 
 namespace mlh {
 
-enum class Precision { kFp32, kAmp };
+enum class Precision { kFp32, kAmp, kBf16 };
 
-// The names of the precisions, as configs and flags spell them: fp32, amp.
+// The names of the precisions, as configs and flags spell them: fp32, amp, bf16.
 const std::vector<std::pair<std::string, Precision>>& precision_names();
-// "fp32" or "amp"; anything else is a UserError naming `what` (a key or flag).
+// "fp32", "amp" or "bf16"; anything else is a UserError naming `what` (a key or flag).
 Precision parse_precision(const std::string& name, const std::string& what = "precision");
 // What the precision means on this device: "fp32", "amp (fp16 autocast + loss scaling)",
-// "amp (bf16 autocast)".
+// "amp (bf16 autocast)", "bf16 (bf16 autocast)".
 std::string describe_precision(Precision precision, const torch::Device& device);
 
 // Autocast on `device`'s type for the scope's lifetime (no-op for fp32); restores the previous state.
@@ -42,7 +43,10 @@ class AutocastScope {
 // Dynamic loss scaling (as torch.cuda.amp.GradScaler): the loss is multiplied by `scale` before
 // backward; gradients are divided by it before the optimizer step, and a step whose gradients hold
 // inf or NaN is skipped and halves the scale; `growth_interval` finite steps in a row double it.
-// Unscale after the gradient all-reduce, so every rank sees the same verdict.
+// On CUDA the check and the scale's update are LibTorch's fused kernels (one pass over all
+// gradients, the scale kept on the device) and the verdict is one device-to-host read per step;
+// elsewhere the same arithmetic op by op. Unscale after the gradient all-reduce, so every rank sees
+// the same verdict.
 class DynamicLossScaler {
  public:
   struct Options {
@@ -53,11 +57,13 @@ class DynamicLossScaler {
   };
   // Enabled only for amp on CUDA, where autocast produces fp16.
   static bool needed(Precision precision, const torch::Device& device);
-  explicit DynamicLossScaler(bool enabled) : DynamicLossScaler(enabled, Options()) {}
-  DynamicLossScaler(bool enabled, Options options);
+  explicit DynamicLossScaler(bool enabled, torch::Device device = torch::kCPU)
+      : DynamicLossScaler(enabled, Options(), device) {}
+  DynamicLossScaler(bool enabled, Options options, torch::Device device = torch::kCPU);
 
   bool enabled() const { return enabled_; }
-  double scale() const { return scale_; }
+  bool fused() const { return fused_; }  // LibTorch's fused kernels (on CUDA)
+  double scale() const;                 // reads the device on CUDA
   int64_t skipped_steps() const { return skipped_steps_; }
   torch::Tensor scale_loss(const torch::Tensor& loss) const;
   // Unscales the gradients of `parameters` in place; true when all are finite (always true when
@@ -67,9 +73,13 @@ class DynamicLossScaler {
 
  private:
   bool enabled_;
+  bool fused_;
   Options options_;
-  double scale_;
-  int64_t finite_in_a_row_ = 0;
+  double scale_;                 // op-by-op path
+  int64_t finite_in_a_row_ = 0;  // op-by-op path
+  torch::Tensor scale_tensor_;   // fused path: float [1] on the device
+  torch::Tensor growth_tracker_; // fused path: int [1], finite steps in a row
+  torch::Tensor found_inf_;      // fused path: float [1], 1 when the last check found inf or NaN
   int64_t skipped_steps_ = 0;
 };
 

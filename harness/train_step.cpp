@@ -14,7 +14,7 @@ TrainStep::TrainStep(std::vector<torch::Tensor> parameters, std::unique_ptr<Opti
       options_(options),
       shard_sum_(parameters_),
       reducer_(parameters_, world),
-      loss_scaler_(DynamicLossScaler::needed(options.precision, options.device)) {
+      loss_scaler_(DynamicLossScaler::needed(options.precision, options.device), options.device) {
   MLH_ASSERT(optimizer_ != nullptr && options_.gradient_clip_norm >= 0);
   reducer_.broadcast_parameters();
 }
@@ -22,6 +22,8 @@ TrainStep::TrainStep(std::vector<torch::Tensor> parameters, std::unique_ptr<Opti
 torch::Tensor TrainStep::run(int64_t local_shards, double loss_divisor, const ShardLoss& shard_loss) {
   MLH_ASSERT(local_shards >= 1 && loss_divisor > 0);
   drop_gradients(parameters_);
+  // One shard per rank: each bucket's all-reduce starts inside backward, as soon as it is complete.
+  if (local_shards == 1) reducer_.reduce_during_next_backward();
   torch::Tensor total;
   for (int64_t k = 0; k < local_shards; ++k) {
     torch::Tensor loss;
@@ -53,6 +55,15 @@ double TrainStep::take_loss_sum() {
   const double local = loss_sum_.defined() ? loss_sum_.item<double>() : 0.0;
   loss_sum_ = torch::Tensor();
   return world_.allreduce_sum(local);
+}
+
+TrainStats TrainStep::take_epoch_stats(int64_t samples, double loss_divisor) {
+  TrainStats stats;
+  stats.samples = samples;
+  stats.mean_loss = take_loss_sum() / loss_divisor;
+  stats.skipped_steps = loss_scaler_.skipped_steps() - skipped_steps_taken_;
+  skipped_steps_taken_ = loss_scaler_.skipped_steps();
+  return stats;
 }
 
 }  // namespace mlh

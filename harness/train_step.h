@@ -20,6 +20,7 @@
 #include "harness/gradient_allreduce.h"
 #include "harness/mixed_precision.h"
 #include "harness/optimizer.h"
+#include "harness/workload.h"
 #include "harness/world.h"
 
 namespace mlh {
@@ -53,6 +54,9 @@ class TrainStep {
   // The summed loss of every step since the last call, over all ranks, and starts the sum again.
   // A collective: every rank calls it (once an epoch).
   double take_loss_sum();
+  // The epoch's figures for the engine: `samples`, the loss sum (take_loss_sum) over `loss_divisor`,
+  // and the steps skipped since the last call. A collective, once an epoch.
+  TrainStats take_epoch_stats(int64_t samples, double loss_divisor);
 
  private:
   std::vector<torch::Tensor> parameters_;
@@ -63,6 +67,7 @@ class TrainStep {
   GradientAllReducer reducer_;
   DynamicLossScaler loss_scaler_;
   torch::Tensor loss_sum_;  // double, on the device
+  int64_t skipped_steps_taken_ = 0;
 };
 
 }  // namespace mlh

@@ -13,14 +13,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(Precision, ParsesTheTwoNamesAndRejectsOthers) {
+TEST(Precision, ParsesTheThreeNamesAndRejectsOthers) {
   EXPECT_EQ(parse_precision("fp32"), Precision::kFp32);
   EXPECT_EQ(parse_precision("amp"), Precision::kAmp);
+  EXPECT_EQ(parse_precision("bf16"), Precision::kBf16);
   try {
     parse_precision("fp16", "bench precision");
     FAIL() << "fp16 accepted";
   } catch (const UserError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("bench precision is 'fp16'; expected fp32 or amp"));
+    EXPECT_THAT(e.what(), HasSubstr("bench precision is 'fp16'; expected fp32, amp or bf16"));
   }
 }
 
@@ -28,6 +29,17 @@ TEST(Precision, SaysWhatAmpMeansOnEachDevice) {
   EXPECT_EQ(describe_precision(Precision::kFp32, torch::kCPU), "fp32");
   EXPECT_EQ(describe_precision(Precision::kAmp, torch::kCPU), "amp (bf16 autocast)");
   EXPECT_EQ(describe_precision(Precision::kAmp, torch::Device(torch::kCUDA, 0)), "amp (fp16 autocast + loss scaling)");
+  EXPECT_EQ(describe_precision(Precision::kBf16, torch::Device(torch::kCUDA, 0)), "bf16 (bf16 autocast)");
+  EXPECT_EQ(describe_precision(Precision::kBf16, torch::kCPU), "bf16 (bf16 autocast)");
+}
+
+TEST(AutocastScope, Bf16ComputesMatmulsInBf16WithoutLossScaling) {
+  torch::nn::Linear linear(8, 4);
+  {
+    AutocastScope scope(Precision::kBf16, torch::kCPU);
+    EXPECT_EQ(linear->forward(torch::randn({2, 8})).scalar_type(), torch::kBFloat16);
+  }
+  EXPECT_FALSE(DynamicLossScaler::needed(Precision::kBf16, torch::Device(torch::kCUDA, 0)));
 }
 
 TEST(AutocastScope, AmpOnCpuComputesMatmulsInBf16AndRestoresOnExit) {

@@ -110,10 +110,7 @@ TrainStats train_translation_epoch(const TranslationEpoch& e, const World& world
     ++step;
     progress.step(static_cast<int64_t>(batch.size()), loss / std::max<int64_t>(local_tokens, 1));
   }
-  TrainStats stats;
-  stats.samples = e.samples;
-  stats.mean_loss = trainer.step().take_loss_sum() / static_cast<double>(std::max<int64_t>(epoch_tokens, 1));
-  return stats;
+  return trainer.step().take_epoch_stats(e.samples, static_cast<double>(std::max<int64_t>(epoch_tokens, 1)));
 }
 
 }  // namespace mlh
