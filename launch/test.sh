@@ -2,7 +2,9 @@
 # The whole test suite: installs and builds first if needed (launch/setup.sh --build), then ctest.
 # Labels: unit, e2e (mini runs to target), mpi (multi-rank). `bash launch/test.sh -L unit` runs a part.
 # Then the same tree built against PyPI's CUDA LibTorch 2.11 (launch/setup.sh --build --cuda, in
-# build-cuda): its unit tests and the NCF mini run, on the CPU. MLH_SKIP_CUDA_BUILD=1 leaves that out.
+# build-cuda): its unit tests, the `cuda` tests (skipped without a GPU, each saying why), the NCF mini
+# run on the CPU, and the GPU check's two halves (launch/device_check.sh: pack the bundle, then run it
+# at small sizes on the CPU). MLH_SKIP_CUDA_BUILD=1 leaves that out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash launch/setup.sh --build
@@ -14,5 +16,11 @@ echo
 echo "== the CUDA LibTorch 2.11 build: unit tests and the NCF mini run on the CPU =="
 MLH_BUILD_DIR=build-cuda bash launch/setup.sh --build --cuda
 cd build-cuda
-ctest --output-on-failure -j "$(nproc)" -L unit
+ctest --output-on-failure -j "$(nproc)" -L 'unit|cuda'
 ctest --output-on-failure -R '^e2e[.]ncf_mini[.]run_np1_seed1$'
+cd ..
+echo
+echo "== the GPU check, packed and run here at small sizes on the CPU =="
+MLH_BUNDLE_XZ_LEVEL=0 MLH_BUNDLE_LIMIT_MIB=400 bash launch/device_check.sh pack build-cuda
+MLH_TORCH_PYTHON="${MLH_TORCH_VENV:-$HOME/.cache/mlharness/torch-2.11}/bin/python" MLH_DEVICE=cpu MLH_QUICK=1 \
+  OUT="$PWD/device-out" bash launch/device_check.sh run

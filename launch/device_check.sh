@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# The GPU check: one script, two halves.
+#
+#   bash launch/device_check.sh pack [BUILD_DIR]    here, on the build machine
+#   bash launch/device_check.sh run                 there, on a machine with one GPU
+#
+# pack takes the CUDA build (default build-cuda, made by `launch/setup.sh --cuda`; built first when
+# missing) and writes .device-bundle/bundle.tar.xz: mlharness, the cuda test binary, and every shared
+# library they load that is neither LibTorch's nor CUDA's nor the C library's (yaml-cpp, Boost, protobuf,
+# OpenCV, ICU, OpenMPI and what they need), with OpenMPI's plugins, so that a machine that has torch
+# 2.11 and a driver but no package registry runs the binary as built here. It fails when the bundle
+# is over MLH_BUNDLE_LIMIT_MIB (60: the device tool carries 64 MiB with the tree).
+#
+# run unpacks the bundle, finds the LibTorch and CUDA libraries inside that machine's torch 2.11
+# Python package, and in at most about 8 minutes writes under $OUT (default ./device-out):
+#   summary.txt       GPU, the cuda tests, the bench table and the mini run, as printed
+#   cuda_tests.xml    the `cuda` tests (GoogleTest XML)
+#   bench.json        every bench case (ResNet-50 fp32 and amp, channels-last, batches 128 and 256;
+#                     Transformer-big and GNMT amp tokens/s; NCF samples/s)
+#   ncf_result.txt    the MLPerf log of the NCF mini run to target on the GPU, and its record
+#   ncf_result.json
+# MLH_DEVICE=cpu and MLH_QUICK=1 run the same steps on a CPU at small sizes (how the run half is
+# exercised on a machine without a GPU).
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bundle_dir="$here/.device-bundle"
+mode="${1:-run}"
+
+die() { echo "device_check: $*" >&2; exit 2; }
+
+# The libraries the binaries need that the GPU machine provides itself: LibTorch and CUDA (inside
+# its torch package), the C and C++ runtimes.
+provided_there='/torch/lib/|/nvidia/|libc[.]so|libm[.]so|libdl[.]so|librt[.]so|libpthread[.]so|ld-linux|libstdc[+][+]|libgcc_s|linux-vdso|libcuda[.]so'
+
+pack() {
+  local build="${1:-${MLH_BUILD_DIR:-$here/build-cuda}}"
+  [[ "$build" = /* ]] || build="$here/$build"
+  if [[ ! -x "$build/launch/mlharness" || ! -x "$build/tests/cuda/mlh_cuda_tests" ]]; then
+    MLH_BUILD_DIR="$build" bash "$here/launch/setup.sh" --build --cuda || die "the CUDA build failed"
+  fi
+  grep -q '^MLH_WITH_CUDA:BOOL=ON' "$build/CMakeCache.txt" || die "$build is not a CUDA build (launch/setup.sh --cuda)"
+  local stage
+  stage="$(mktemp -d)"
+  trap 'rm -rf "$stage"' RETURN
+  mkdir -p "$stage/bin" "$stage/lib" "$stage/usr/lib/x86_64-linux-gnu" "$stage/usr/share"
+  cp "$build/launch/mlharness" "$build/tests/cuda/mlh_cuda_tests" "$stage/bin/"
+  # OpenMPI finds its plugins and help texts under OPAL_PREFIX, as installed under /usr.
+  local ompi_lib=/usr/lib/x86_64-linux-gnu/openmpi
+  cp -a "$ompi_lib" "$stage/usr/lib/x86_64-linux-gnu/"
+  cp -a /usr/share/openmpi "$stage/usr/share/"
+  local files=("$stage/bin/mlharness" "$stage/bin/mlh_cuda_tests")
+  local libraries
+  libraries="$(ldd "${files[@]}" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | grep -Ev "$provided_there" | sort -u)"
+  local missing
+  missing="$(ldd "${files[@]}" | grep 'not found' | grep -Ev "$provided_there" || true)"
+  [[ -z "$missing" ]] || die "libraries not found here: $missing"
+  for library in $libraries; do cp -L "$library" "$stage/lib/"; done
+  # The plugins' own libraries where they resolve here (a plugin whose library is missing there is
+  # skipped by OpenMPI; the ones a single rank uses need none beyond these).
+  for library in $(ldd "$stage"/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_{ess_singleton,pmix_isolated,pml_ob1,btl_self,btl_vader,coll_basic,coll_tuned,coll_libnbc}.so 2>/dev/null |
+                   awk '$2 == "=>" && $3 ~ /^\// {print $3}' | grep -Ev "$provided_there" | sort -u); do
+    [[ -e "$stage/lib/$(basename "$library")" ]] || cp -L "$library" "$stage/lib/"
+  done
+  rm -rf "$bundle_dir"
+  mkdir -p "$bundle_dir"
+  tar -C "$stage" -cf - . | xz -T2 "-${MLH_BUNDLE_XZ_LEVEL:-6}" >"$bundle_dir/bundle.tar.xz" || die "packing failed"
+  local size_mib=$(( $(stat -c %s "$bundle_dir/bundle.tar.xz") / 1048576 ))
+  echo "device_check: $bundle_dir/bundle.tar.xz: $size_mib MiB ($(echo "$libraries" | wc -w) libraries)"
+  (( size_mib <= ${MLH_BUNDLE_LIMIT_MIB:-60} )) || die "the bundle is $size_mib MiB, over MLH_BUNDLE_LIMIT_MIB=${MLH_BUNDLE_LIMIT_MIB:-60}"
+  echo "device_check: on the GPU machine: bash launch/device_check.sh run   (carry .device-bundle)"
+}
+
+# Unpacks the bundle and points the loader at it and at the torch package's libraries.
+unpack() {
+  [[ -f "$bundle_dir/bundle.tar.xz" ]] || die "no $bundle_dir/bundle.tar.xz: run 'bash launch/device_check.sh pack' where the CUDA build is"
+  root="$(mktemp -d /tmp/mlh-bundle.XXXXXX)"
+  tar -C "$root" -xJf "$bundle_dir/bundle.tar.xz" || die "cannot unpack the bundle"
+  local python="${MLH_TORCH_PYTHON:-python3}"
+  local torch_dir
+  torch_dir="$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)" ||
+    die "$python cannot import torch (set MLH_TORCH_PYTHON to a Python with torch 2.11)"
+  local nvidia_dirs
+  nvidia_dirs="$(find "$torch_dir/../nvidia" -maxdepth 3 -type d -name lib 2>/dev/null | tr '\n' ':')"
+  export LD_LIBRARY_PATH="$root/lib:$torch_dir/lib:${nvidia_dirs}${LD_LIBRARY_PATH:-}"
+  export OPAL_PREFIX="$root/usr"
+  export OMPI_MCA_ess_singleton_isolated=1            # one rank, no mpirun daemon
+  export OMPI_MCA_mca_base_component_show_load_errors=0
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  mlharness="$root/bin/mlharness"
+  if ldd "$mlharness" | grep -q 'not found'; then
+    ldd "$mlharness" | grep 'not found' >&2
+    die "the bundle's mlharness misses libraries on this machine"
+  fi
+}
+
+run() {
+  local out="${OUT:-$here/device-out}"
+  mkdir -p "$out"
+  local summary="$out/summary.txt"
+  local device="${MLH_DEVICE:-cuda}" quick="${MLH_QUICK:-0}"
+  unpack
+  local work
+  work="$(mktemp -d /tmp/mlh-device-check.XXXXXX)"
+  {
+    echo "== device check $(date -u +%Y-%m-%dT%H:%M:%SZ), device $device$([[ $quick = 1 ]] && echo ', quick sizes')"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit --format=csv 2>&1 || echo "(no nvidia-smi)"
+    echo
+    echo "== cuda tests"
+  } | tee "$summary"
+  local failures=()
+  timeout 120 "$root/bin/mlh_cuda_tests" --gtest_output="xml:$out/cuda_tests.xml" 2>&1 | tee -a "$summary" ||
+    failures+=("cuda tests")
+
+  # The bench table: (workload, config, precision, batch sizes, extra flags), each case's JSON merged.
+  local cases
+  if [[ $quick = 1 ]]; then
+    cases=("resnet50|mini|fp32,amp|8,16|--channels-last" "transformer|mini|amp|256|" "gnmt|mini|amp|8|" "ncf|mini|fp32|4096|")
+  else
+    cases=("resnet50||fp32,amp|128,256|--channels-last" "transformer||amp|5120|" "gnmt||amp|128|" "ncf||fp32|65536|")
+  fi
+  echo | tee -a "$summary"
+  echo "== bench ($device)" | tee -a "$summary"
+  local jsons=() i=0
+  for case in "${cases[@]}"; do
+    IFS='|' read -r workload config precision batches flags <<<"$case"
+    i=$((i + 1))
+    local config_flag=()
+    [[ -n "$config" ]] && config_flag=(--config "$config")
+    # shellcheck disable=SC2086
+    timeout 150 "$mlharness" bench --workload "$workload" "${config_flag[@]}" --device "$device" \
+      --precision "$precision" --batch-sizes "$batches" $flags --data-dir "$work/data" \
+      --json "$work/bench_$i.json" 2>&1 | grep -v '^wrote ' | tee -a "$summary"
+    if [[ -f "$work/bench_$i.json" ]]; then jsons+=("$work/bench_$i.json"); else failures+=("bench $workload"); fi
+  done
+  if ((${#jsons[@]})); then
+    python3 -c 'import json, sys; json.dump([json.load(open(p)) for p in sys.argv[2:]], open(sys.argv[1], "w"), indent=1)' \
+      "$out/bench.json" "${jsons[@]}" || cat "${jsons[@]}" >"$out/bench.json"
+  fi
+
+  echo | tee -a "$summary"
+  echo "== NCF mini to its target ($device)" | tee -a "$summary"
+  timeout 240 "$mlharness" --workload ncf --config mini --seed 1 --device "$device" --out "$work/results" \
+    --data-dir "$work/data" 2>&1 | tee -a "$summary"
+  local status=$?
+  ((status == 0)) || failures+=("NCF mini run (exit $status)")
+  local log
+  log="$(find "$work/results" -name 'result_*.txt' | head -1)"
+  if [[ -n "$log" ]]; then
+    cp "$log" "$out/ncf_result.txt"
+    cp "${log%.txt}.json" "$out/ncf_result.json" 2>/dev/null
+  fi
+  echo "== done: mini run exit $status; results under $out" | tee -a "$summary"
+  ((${#failures[@]} == 0)) || echo "== failed: ${failures[*]}" | tee -a "$summary"
+  rm -rf "$work" "$root"
+  ((${#failures[@]} == 0))
+}
+
+case "$mode" in
+  pack) shift; pack "$@" ;;
+  run) run ;;
+  *) die "usage: device_check.sh pack [BUILD_DIR] | run" ;;
+esac
