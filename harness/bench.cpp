@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "base/user_error.h"
@@ -57,12 +58,33 @@ BenchReport run_bench(Workload& workload, const std::string& workload_name, cons
       std::vector<double> sorted = result.window_rates;
       std::sort(sorted.begin(), sorted.end());
       const double median = sorted[sorted.size() / 2];
+      if (options.mode == BenchMode::kInference) {
+        std::vector<double> latencies_ms;
+        world.comm().barrier();
+        for (int64_t i = 0; i < options.repeats * options.timed_steps; ++i) {
+          const auto start = std::chrono::steady_clock::now();
+          step->run();
+          step->synchronize();
+          latencies_ms.push_back(
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        }
+        result.latency_p50_ms = nearest_rank_percentile(latencies_ms, 50);
+        result.latency_p90_ms = nearest_rank_percentile(latencies_ms, 90);
+        result.latency_p99_ms = nearest_rank_percentile(latencies_ms, 99);
+      }
       result.total_per_second = world.allreduce_sum(median);
       result.per_rank_per_second = result.total_per_second / world.size();
       report.cases.push_back(result);
     }
   }
   return report;
+}
+
+double nearest_rank_percentile(std::vector<double> values, double percent) {
+  if (values.empty()) return std::nan("");
+  std::sort(values.begin(), values.end());
+  const auto rank = static_cast<size_t>(std::ceil(percent / 100.0 * static_cast<double>(values.size())));
+  return values[std::min(values.size(), std::max<size_t>(rank, 1)) - 1];
 }
 
 std::string bench_mode_name(BenchMode mode) {
@@ -82,16 +104,29 @@ std::string format_bench_table(const BenchReport& report) {
                 report.world_size > 1 ? "s" : "", report.threads_per_rank,
                 report.threads_per_rank > 1 ? "s" : "", report.device_model.c_str());
   text += line;
-  std::snprintf(line, sizeof line, "%-10s %-10s %-14s %-8s %7s %14s %14s\n", "mode", "precision", "layout",
+  bool latencies = false;
+  for (const auto& c : report.cases) latencies = latencies || c.latency_p50_ms.has_value();
+  std::snprintf(line, sizeof line, "%-10s %-10s %-14s %-8s %7s %14s %14s", "mode", "precision", "layout",
                 "device", "batch", "per rank /s", "total /s");
   text += line;
+  if (latencies) {
+    std::snprintf(line, sizeof line, "  %9s %9s %9s  %s", "p50 ms", "p90 ms", "p99 ms", "unit");
+    text += line;
+  }
+  text += "\n";
   std::vector<std::string> meanings;
   for (const auto& c : report.cases) {
-    std::snprintf(line, sizeof line, "%-10s %-10s %-14s %-8s %7lld %14.1f %14.1f  %s\n", c.mode.c_str(),
+    std::snprintf(line, sizeof line, "%-10s %-10s %-14s %-8s %7lld %14.1f %14.1f", c.mode.c_str(),
                   c.precision.c_str(), c.memory_format.c_str(), c.device.c_str(),
-                  static_cast<long long>(c.batch_size), c.per_rank_per_second, c.total_per_second,
-                  c.unit.c_str());
+                  static_cast<long long>(c.batch_size), c.per_rank_per_second, c.total_per_second);
     text += line;
+    if (latencies && c.latency_p50_ms) {
+      std::snprintf(line, sizeof line, "  %9.2f %9.2f %9.2f", *c.latency_p50_ms, *c.latency_p90_ms, *c.latency_p99_ms);
+      text += line;
+    } else if (latencies) {
+      text += std::string(31, ' ');
+    }
+    text += "  " + c.unit + "\n";
     const std::string meaning = c.precision + " = " + c.precision_used;
     if (c.precision != c.precision_used &&
         std::find(meanings.begin(), meanings.end(), meaning) == meanings.end())
@@ -114,6 +149,10 @@ nlohmann::json bench_report_to_json(const BenchReport& report) {
                      {"per_rank_per_second", c.per_rank_per_second},
                      {"total_per_second", c.total_per_second},
                      {"rank0_window_rates_per_second", c.window_rates}});
+    if (c.latency_p50_ms) {
+      cases.back()["rank0_latency_ms"] = {
+          {"p50", *c.latency_p50_ms}, {"p90", *c.latency_p90_ms}, {"p99", *c.latency_p99_ms}};
+    }
   }
   return {{"workload", report.workload},  {"platform", report.platform},
           {"device_model", report.device_model}, {"world_size", report.world_size},

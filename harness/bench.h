@@ -2,13 +2,15 @@
 // synthetic inputs, or of its data loader alone, for every batch size x precision asked for. Each case runs warm-up steps, then
 // `repeats` timed windows of `timed_steps` steps; a window's rate is its samples over its seconds and
 // the case reports the median window. Under mpirun every rank runs the same case at the same time and
-// the table shows per-rank and total rates. Results go through one record and two reporters
+// the table shows per-rank and total rates. An inference bench then times single batches, each waited
+// for alone, and reports their p50/p90/p99 latency beside the throughput. Results go through one record and two reporters
 // (console table, JSON), like google/benchmark's.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,7 +85,14 @@ struct BenchCaseResult {
   double per_rank_per_second = 0;        // median window, mean over ranks
   double total_per_second = 0;           // sum over ranks
   std::vector<double> window_rates;      // rank 0's windows, per second
+  // Inference only: rank 0's latency of one batch (a step waited for alone), in milliseconds, over
+  // repeats x timed_steps steps after the timed windows; the nearest-rank percentiles.
+  std::optional<double> latency_p50_ms, latency_p90_ms, latency_p99_ms;
 };
+
+// The nearest-rank percentile (`percent` in (0, 100]) of `values`: the smallest value with at least
+// that share of the values at or below it. NaN for no values.
+double nearest_rank_percentile(std::vector<double> values, double percent);
 
 struct BenchReport {
   std::string workload;

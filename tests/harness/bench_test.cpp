@@ -1,0 +1,91 @@
+// `mlharness bench`'s runner and reporters on a counting step: how many steps each part runs, the
+// latency percentiles an inference bench adds, and where they show.
+#include "harness/bench.h"
+
+#include <cmath>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace mlh {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(NearestRankPercentile, IsTheSmallestValueWithThatShareAtOrBelowIt) {
+  EXPECT_EQ(nearest_rank_percentile({5, 1, 4, 2, 3}, 50), 3);
+  EXPECT_EQ(nearest_rank_percentile({5, 1, 4, 2, 3}, 90), 5);
+  EXPECT_EQ(nearest_rank_percentile({5, 1, 4, 2, 3}, 20), 1);
+  std::vector<double> hundred;
+  for (int i = 100; i >= 1; --i) hundred.push_back(i);
+  EXPECT_EQ(nearest_rank_percentile(hundred, 50), 50);
+  EXPECT_EQ(nearest_rank_percentile(hundred, 90), 90);
+  EXPECT_EQ(nearest_rank_percentile(hundred, 99), 99);
+  EXPECT_EQ(nearest_rank_percentile(hundred, 100), 100);
+  EXPECT_TRUE(std::isnan(nearest_rank_percentile({}, 50)));
+}
+
+class CountingStep final : public BenchStep {
+ public:
+  explicit CountingStep(int64_t* runs) : runs_(runs) {}
+  void run() override { ++*runs_; }
+  int64_t samples_per_step() const override { return 8; }
+
+ private:
+  int64_t* runs_;
+};
+
+class CountingWorkload final : public Workload {
+ public:
+  int64_t runs = 0;
+  std::string benchmark() const override { return "counting"; }
+  void bind_settings(ConfigMap&) override {}
+  WorkloadInfo init(const RunContext&) override { return {}; }
+  TrainStats train_epoch(int64_t, Progress&) override { return {}; }
+  int64_t steps_per_epoch() const override { return 1; }
+  Quality evaluate(int64_t) override { return {}; }
+  std::unique_ptr<BenchStep> make_bench_step(const BenchSpec&, const World&) override {
+    return std::make_unique<CountingStep>(&runs);
+  }
+};
+
+BenchOptions options_for(BenchMode mode) {
+  BenchOptions options;
+  options.batch_sizes = {8};
+  options.mode = mode;
+  options.warmup_steps = 2;
+  options.timed_steps = 5;
+  options.repeats = 3;
+  return options;
+}
+
+TEST(Bench, InferenceAddsLatencyPercentilesOfSingleBatchesAfterTheTimedWindows) {
+  CountingWorkload workload;
+  const BenchReport report =
+      run_bench(workload, "counting", World::single_process(), options_for(BenchMode::kInference), "box");
+  EXPECT_EQ(workload.runs, 2 + 3 * 5 + 3 * 5);  // warm-up, windows, then one latency per window step
+  ASSERT_EQ(report.cases.size(), 1u);
+  const BenchCaseResult& c = report.cases.front();
+  ASSERT_TRUE(c.latency_p50_ms && c.latency_p90_ms && c.latency_p99_ms);
+  EXPECT_LE(*c.latency_p50_ms, *c.latency_p90_ms);
+  EXPECT_LE(*c.latency_p90_ms, *c.latency_p99_ms);
+  const std::string table = format_bench_table(report);
+  EXPECT_THAT(table, HasSubstr("p50 ms"));
+  EXPECT_THAT(table, HasSubstr("p99 ms"));
+  const nlohmann::json json = bench_report_to_json(report);
+  EXPECT_TRUE(json["cases"][0]["rank0_latency_ms"].contains("p90"));
+}
+
+TEST(Bench, TrainingHasNoLatencyColumns) {
+  CountingWorkload workload;
+  const BenchReport report =
+      run_bench(workload, "counting", World::single_process(), options_for(BenchMode::kTrain), "box");
+  EXPECT_EQ(workload.runs, 2 + 3 * 5);
+  EXPECT_FALSE(report.cases.front().latency_p50_ms.has_value());
+  EXPECT_THAT(format_bench_table(report), Not(HasSubstr("p50 ms")));
+  EXPECT_FALSE(bench_report_to_json(report)["cases"][0].contains("rank0_latency_ms"));
+}
+
+}  // namespace
+}  // namespace mlh
