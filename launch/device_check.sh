@@ -104,7 +104,11 @@ run() {
   work="$(mktemp -d /tmp/mlh-device-check.XXXXXX)"
   {
     echo "== device check $(date -u +%Y-%m-%dT%H:%M:%SZ), device $device$([[ $quick = 1 ]] && echo ', quick sizes')"
-    nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit --format=csv 2>&1 || echo "(no nvidia-smi)"
+    if command -v nvidia-smi >/dev/null; then
+      nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit --format=csv 2>&1
+    else
+      echo "(no nvidia-smi on this machine)"
+    fi
     echo
     echo "== cuda tests"
   } | tee "$summary"
