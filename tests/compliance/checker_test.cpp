@@ -2,8 +2,8 @@
 // logs written here get the verdict the official mlperf_logging checker gives them.
 //
 // Official verdicts recorded with mlcommons/logging at 7bbf792686936919201796120b970dd820331099:
-//   cd mlcommons-logging && PYTHONPATH=. python3 -m mlperf_logging.compliance_checker \
-//       --usage training --ruleset 0.7.0|0.6.0 LOG
+//   cd mlcommons-logging && PYTHONPATH=. python3 -m mlperf_logging.compliance_checker
+//       --usage training --ruleset 0.7.0|0.6.0 LOG      (one command)
 // (SUCCESS -> PASS; FAILED or a crash -> FAIL; the cases marked "official: crashes" end in a
 // Python traceback: a missing rules file, or a line without metadata). It has no NCF rules: v0.5
 // NCF logs and mlharness's NCF logs are judged by our own rules, expected values derived from the
@@ -414,7 +414,9 @@ TEST(CheckBrokenLogs, VerdictsEqualTheOfficialChecker) {
     const CheckResult result = check_log(read_log_file(path.string()));
     EXPECT_EQ(result.ruleset, broken.ruleset) << broken.name;
     EXPECT_EQ(result.passed, broken.official_passes) << broken.name << "\n" << all_failures(result);
-    if (!broken.named.empty()) EXPECT_THAT(all_failures(result), HasSubstr(broken.named)) << broken.name;
+    if (!broken.named.empty()) {
+      EXPECT_THAT(all_failures(result), HasSubstr(broken.named)) << broken.name;
+    }
   }
 }
 

@@ -66,7 +66,9 @@ TEST(CudaLossScaler, FusedKernelsSkipHalveAndGrowAsTheOpByOpArithmetic) {
     const bool finite_gpu = fused.unscale_gradients({p_gpu});
     const bool finite_cpu = plain.unscale_gradients({p_cpu});
     EXPECT_EQ(finite_gpu, finite_cpu) << value;
-    if (finite_gpu) EXPECT_TRUE(torch::allclose(p_gpu.grad().cpu(), p_cpu.grad()));
+    if (finite_gpu) {
+      EXPECT_TRUE(torch::allclose(p_gpu.grad().cpu(), p_cpu.grad()));
+    }
     fused.update(finite_gpu);
     plain.update(finite_cpu);
     EXPECT_DOUBLE_EQ(fused.scale(), plain.scale()) << value;
