@@ -1,0 +1,114 @@
+// The COCO batches of the SSD workload: a SampleLoader (datasets/sample_loader.h) whose per-sample
+// decode reads an image's JPEG, decodes it with OpenCV, turns its annotations into normalised ltrb
+// boxes and applies the SSD train or eval transform (ssd_transforms.h) straight into the image's slice
+// of its batch's buffer. Threads, prefetching, plan order, errors and skipping are the SampleLoader's.
+// Per-sample results depend only on (seed, epoch, image index): not on thread count, batch
+// composition or rank.
+//
+// Boxes: pixel [x, y, w, h] becomes [x/W, y/H, (x+w)/W, (y+h)/H] (W, H the image's size), clipped to
+// [0, 1]; boxes with no width or height left are dropped (the reference keeps them, but their
+// log-size regression target is infinite). Crowd boxes are kept, as the reference keeps them. An image
+// left with no box is kept, uncropped.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "datasets/coco/annotations.h"
+#include "datasets/coco/ssd_transforms.h"
+#include "datasets/sample_loader.h"
+
+namespace mlh::coco {
+
+struct DetectionLoaderOptions {
+  int threads = 1;           // worker threads (>= 1)
+  int prefetch_batches = 2;  // batches decoded ahead of the one the consumer holds (>= 1)
+  SsdTransformOptions transform;  // out_size for both; the rest for training only
+  bool train = true;              // train: draw_ssd_augmentation + ssd_train_transform; else eval
+  uint64_t seed = 0;
+  BadSamplePolicy on_bad_image = BadSamplePolicy::kFail;
+};
+
+// One image's ground truth after its transform.
+struct DetectionTarget {
+  std::vector<float> boxes_ltrb;  // 4 per box, normalised to the transformed image
+  std::vector<int64_t> labels;    // contiguous 1..num_classes, one per box
+  int64_t image_id = 0;           // COCO's id (set for skipped images too)
+  int64_t width = 0, height = 0;  // the original image's size, pixels (from the annotations)
+  bool skipped = false;           // a bad image skipped: zero pixels, no boxes
+};
+
+struct DetectionBatch {
+  int64_t count = 0;          // slots: the number of indices asked for
+  std::vector<float> images;  // count * 3 * out_size * out_size, CHW RGB per image
+  std::vector<DetectionTarget> targets;  // count
+  int64_t skipped = 0;                   // slots skipped in this batch
+};
+
+// Pixel [x, y, w, h] boxes of `image` as normalised ltrb boxes and labels, as described above.
+void normalised_boxes_of(const Annotations& annotations, const Image& image,
+                         std::vector<float>& boxes_ltrb, std::vector<int64_t>& labels);
+
+// A bad image is a file that is missing or unreadable, that OpenCV cannot decode, a truncated JPEG
+// (starting FF D8 with no FF D9 end-of-image marker among its last 64 bytes, trailing zero bytes
+// ignored), or one whose decoded size differs from the annotations' width and height. It throws
+// BadSample "<path>: <reason>". Under kSkip each one prints "warning: skipping <path>: <reason>" to
+// stderr when it is met. EXIF orientation is ignored (as PIL's Image.open, which the reference uses).
+class DetectionLoader {
+ public:
+  // Keeps a reference to `annotations`, which must outlive the loader; image i is
+  // <image_folder>/<annotations.images[i].file_name>. Starts the workers (idle until start()) and
+  // sets OpenCV's own thread count to 1 (process-wide) so decodes do not oversubscribe. Throws
+  // UserError for options out of range.
+  DetectionLoader(const Annotations& annotations, std::string image_folder,
+                  DetectionLoaderOptions options);
+  ~DetectionLoader();  // stops and joins the workers; safe while they are mid-batch
+  DetectionLoader(const DetectionLoader&) = delete;
+  DetectionLoader& operator=(const DetectionLoader&) = delete;
+
+  // Starts decoding `batches` (each a list of indices into annotations.images) for `epoch`,
+  // replacing any previous plan: batches of the old plan not yet delivered are dropped.
+  void start(std::vector<std::vector<int32_t>> batches, int64_t epoch);
+  // The next batch of the plan, in plan order; blocks until it is ready. Throws the UserError of the
+  // batch's first bad image in plan order under kFail, naming the file; that batch is then dropped
+  // and the next call moves on. Calling past the end of the plan is an InternalError.
+  DetectionBatch next();
+  // As next(), but writes the pixels into images_for(count), memory for `count` images that the
+  // caller owns (a tensor's, say), instead of the returned batch's `images`, which stays empty.
+  DetectionBatch next_into(const std::function<float*(int64_t count)>& images_for);
+  // Optional: hands a consumed batch back so a later next() reuses its pixel buffer. Keeps up to 2.
+  void recycle(DetectionBatch batch);
+  int64_t skipped_total() const;                   // skipped images in delivered batches
+  std::vector<std::string> skipped_files() const;  // their paths, in delivery order (first 100)
+  int64_t image_floats() const { return image_floats_; }  // 3 * out_size * out_size
+
+ private:
+  // A batch's pixels, written by the workers image by image.
+  struct Pixels {
+    std::unique_ptr<float[]> floats;  // uninitialised until written
+    int64_t capacity = 0;
+  };
+  struct Sample {
+    std::shared_ptr<Pixels> pixels;
+    float* out = nullptr;  // this image's slice of pixels
+    std::vector<float> boxes_ltrb;
+    std::vector<int64_t> labels;
+  };
+  void open_batch(SampleBatch<Sample>& batch);
+  void decode(int32_t index, int64_t epoch, Sample& sample) const;
+
+  const Annotations& annotations_;
+  const std::string image_folder_;
+  const DetectionLoaderOptions options_;
+  const int64_t image_floats_;
+  std::mutex spares_mutex_;
+  std::vector<std::shared_ptr<Pixels>> spare_pixels_;  // batch buffers, reused
+  std::vector<std::vector<float>> spare_images_;       // DetectionBatch buffers given back
+  SampleLoader<Sample> samples_;                       // last: its workers use the members above
+};
+
+}  // namespace mlh::coco
