@@ -111,7 +111,9 @@ def perfect():
 
 def crowd():
     # A crowd region with a detection inside it (matched to the crowd: ignored, not a false
-    # positive), two detections on one crowd box (crowds match any number), and a normal object.
+    # positive), two detections on one crowd box (crowds match any number), normal objects, and one
+    # inside the crowd region whose detection overlaps the crowd more than the object (a match with
+    # an object is kept over a better one with an ignored region).
     images = [image(1), image(2)]
     categories = [category(1)]
     annotations = [
@@ -119,6 +121,7 @@ def crowd():
         annotation(2, 1, 1, [300, 300, 60, 50]),
         annotation(3, 2, 1, [20, 20, 40, 30]),
         annotation(4, 2, 1, [100, 100, 80, 80], area=5000, iscrowd=1),
+        annotation(5, 1, 1, [150, 20, 40, 40]),
     ]
     detections = [
         detection(1, 1, [10, 10, 50, 50], 0.95),      # inside the crowd region
@@ -128,6 +131,7 @@ def crowd():
         detection(2, 1, [120, 120, 30, 30], 0.7),     # inside it too
         detection(2, 1, [22, 21, 40, 30], 0.6),       # the object
         detection(2, 1, [400, 400, 20, 20], 0.75),    # a false positive
+        detection(1, 1, [155, 20, 40, 40], 0.65),     # IoU .78 with object 5, all inside the crowd
     ]
     write_case("crowd", images, categories, annotations, detections)
 
@@ -275,8 +279,9 @@ def category_without_gt():
 
 
 def iou_edges():
-    # IoUs exactly at thresholds (0.5 and 0.75 match at >=), just below, equal-IoU ground truths
-    # (the later one wins), and an annotation with id 0 (COCOeval reads its matches as none).
+    # IoUs exactly at thresholds (0.5, 0.75 and linspace's 0.8999999999999999 match at >=), just
+    # below, equal-IoU ground truths (the later one wins), and an annotation with id 0 (COCOeval
+    # reads its matches as none).
     images = [image(1), image(2)]
     categories = [category(1), category(2)]
     annotations = [
@@ -287,6 +292,7 @@ def iou_edges():
         annotation(5, 1, 2, [20, 100, 20, 10]),
         annotation(0, 2, 1, [50, 50, 30, 30]),
         annotation(6, 2, 1, [150, 50, 30, 30]),
+        annotation(7, 2, 2, [0, 0, 2, 70]),
     ]
     detections = [
         detection(1, 1, [0, 0, 10, 5], 0.9),        # IoU 0.5
@@ -296,6 +302,7 @@ def iou_edges():
         detection(1, 2, [5, 100, 20, 10], 0.5),     # IoU 0.6 with object 4
         detection(2, 1, [50, 50, 30, 30], 0.9),     # on the id-0 object
         detection(2, 1, [150, 50, 30, 30], 0.8),
+        detection(2, 2, [0, 0, 2, 62.99999999999999], 0.7),  # IoU 0.8999999999999999, linspace's ".90"
     ]
     write_case("iou_edges", images, categories, annotations, detections)
 

@@ -1,6 +1,7 @@
 #include "datasets/coco/detections_json.h"
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -29,6 +30,9 @@ int64_t integer_field(const std::string& path, size_t index, const nlohmann::jso
   const auto found = entry.find(field);
   if (found == entry.end()) throw UserError(where(path, index, field) + " is missing");
   if (!found->is_number_integer()) throw UserError(where(path, index, field) + " is not an integer");
+  if (found->is_number_unsigned() && found->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    throw UserError(where(path, index, field) + " is larger than 2^63-1");
+  }
   return found->get<int64_t>();
 }
 

@@ -251,6 +251,8 @@ TEST(CocoDetectionsJson, MalformedFilesAreUserErrorsNamingFileAndField) {
        "[1].image_id is not an integer"},
       {entry_start + R"({"image_id": 1, "category_id": "2", "bbox": [1, 2, 3, 4], "score": 0.5}])",
        "[1].category_id is not an integer"},
+      {entry_start + R"({"image_id": 9223372036854775808, "category_id": 2, "bbox": [1, 2, 3, 4], "score": 0.5}])",
+       "[1].image_id is larger than 2^63-1"},
       {entry_start + R"({"image_id": 1, "category_id": 2, "score": 0.5}])", "[1].bbox is missing"},
       {entry_start + R"({"image_id": 1, "category_id": 2, "bbox": [1, 2, 3], "score": 0.5}])",
        "[1].bbox is not a list of 4 numbers"},
