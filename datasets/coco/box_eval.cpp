@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <map>
 #include <numeric>
 
 #include "base/user_error.h"
@@ -24,6 +23,7 @@ constexpr int kNumMaxDets = 3;
 constexpr int kMaxDets[kNumMaxDets] = {1, 10, 100};
 constexpr int kMaxDetectionsPerImage = 100;
 constexpr int kFlagsPerDetection = kNumAreaRanges * kNumIouThresholds;
+constexpr double kSpacingOfOne = std::numeric_limits<double>::epsilon();  // np.spacing(1)
 
 struct AreaRange {
   double min_area, max_area;
@@ -193,11 +193,11 @@ class Evaluator {
   // (score order, at most 100) and their outcomes to the category's lists.
   void evaluate_image(int64_t key) {
     Scratch& s = scratch_;
-    const int32_t* gts = ground_truth_.items.data() + ground_truth_.offsets[static_cast<size_t>(key)];
-    const int num_gts = ground_truth_.offsets[static_cast<size_t>(key) + 1] - ground_truth_.offsets[static_cast<size_t>(key)];
-    const int32_t* dts = detections_by_key_.items.data() + detections_by_key_.offsets[static_cast<size_t>(key)];
-    const int num_dts_all =
-        detections_by_key_.offsets[static_cast<size_t>(key) + 1] - detections_by_key_.offsets[static_cast<size_t>(key)];
+    const size_t bucket = static_cast<size_t>(key);
+    const int32_t* gts = ground_truth_.items.data() + ground_truth_.offsets[bucket];
+    const int num_gts = ground_truth_.offsets[bucket + 1] - ground_truth_.offsets[bucket];
+    const int32_t* dts = detections_by_key_.items.data() + detections_by_key_.offsets[bucket];
+    const int num_dts_all = detections_by_key_.offsets[bucket + 1] - detections_by_key_.offsets[bucket];
     if (num_gts == 0 && num_dts_all == 0) return;
 
     s.detections.assign(dts, dts + num_dts_all);
@@ -321,13 +321,14 @@ class Evaluator {
         const int64_t num_positives = non_ignored_ground_truths_[area];
         if (num_positives == 0) continue;  // -1: left out of the means
         for (int t = 0; t < kNumIouThresholds; ++t) {
-          const uint8_t* outcomes = s.kept_outcomes.data() + static_cast<size_t>(area * kNumIouThresholds + t) * num_kept;
+          const uint8_t* outcomes =
+              s.kept_outcomes.data() + static_cast<size_t>(area * kNumIouThresholds + t) * num_kept;
           double true_positives = 0, false_positives = 0;
           for (size_t i = 0; i < num_kept; ++i) {
             if (outcomes[i] == kTruePositive) true_positives += 1;
             if (outcomes[i] == kFalsePositive) false_positives += 1;
             s.recall[i] = true_positives / static_cast<double>(num_positives);
-            s.precision[i] = true_positives / (false_positives + true_positives + std::numeric_limits<double>::epsilon());
+            s.precision[i] = true_positives / (false_positives + true_positives + kSpacingOfOne);
           }
           sums_.recall_sum[area][m][t] += num_kept > 0 ? s.recall[num_kept - 1] : 0.0;
           sums_.recall_count[area][m][t] += 1;
