@@ -48,6 +48,8 @@ inline constexpr const char* kOptLearningRateAltWarmupFunc = "opt_learning_rate_
 inline constexpr const char* kOptLearningRateDecayFactor = "opt_learning_rate_decay_factor";
 inline constexpr const char* kOptLearningRateDecayInterval = "opt_learning_rate_decay_interval";
 inline constexpr const char* kOptLearningRateDecaySteps = "opt_learning_rate_decay_steps";
+inline constexpr const char* kOptLearningRateDecayBoundaryEpochs = "opt_learning_rate_decay_boundary_epochs";
+inline constexpr const char* kOptLearningRateWarmupFactor = "opt_learning_rate_warmup_factor";
 inline constexpr const char* kOptLearningRateRemainSteps = "opt_learning_rate_remain_steps";
 
 // ResNet's optimizers (mlperf_logging: LARS_OPT_*, MODEL_BN_SPAN; the sgd_opt_* keys of the
@@ -67,6 +69,9 @@ inline constexpr const char* kLarsOptLearningRateWarmupEpochs = "lars_opt_learni
 inline constexpr const char* kLarsOptMomentum = "lars_opt_momentum";
 inline constexpr const char* kLarsOptWeightDecay = "lars_opt_weight_decay";
 inline constexpr const char* kModelBnSpan = "model_bn_span";
+
+// SSD (mlperf_logging: MAX_SAMPLES, the random crop's attempts per drawn option).
+inline constexpr const char* kMaxSamples = "max_samples";
 
 // Hyperparameters the reference implementations log under keys constants.py does not name (no rule
 // checks them; mlperf_logging's own gradient clip key, unused here, is opt_gradient_clip_norm).

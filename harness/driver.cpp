@@ -166,7 +166,9 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     logger.event(keys::kEffectiveConfig, config.effective());
     result.set_effective_config_json(config.effective().dump());
 
-    const RunContext context{world, logger, seed, options.data_dir, device};
+    const std::string output_stem =
+        world.is_root() ? paths.log_file.substr(0, paths.log_file.size() - std::string(".txt").size()) : "";
+    const RunContext context{world, logger, seed, options.data_dir, device, output_stem};
     const WorkloadInfo info = workload.init(context);
     logger.event(keys::kGlobalBatchSize, info.global_batch_size);
     logger.event(keys::kGradientAccumulationSteps, 1);

@@ -53,6 +53,9 @@ struct RunContext {
   uint64_t seed;
   std::string data_root;          // where generated data goes (`--data-dir`)
   torch::Device device;           // where this rank computes (harness/device.h); its current CUDA device
+  // Rank 0: the log's path without ".txt" (<out>/<platform>/<benchmark>/result_<i>), for files a
+  // workload writes beside its log (say, `<stem>_detections_epoch40.json`); empty on the other ranks.
+  std::string output_stem = "";
 };
 
 // One timed step of `mlharness bench`: synthetic inputs, a full training (or inference) step, or

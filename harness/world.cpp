@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <vector>
 
 #include <ATen/Parallel.h>
@@ -183,6 +184,24 @@ double World::allreduce_sum(double value) const {
   double result = 0;
   MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return result;
+}
+
+std::vector<double> World::allgather(const std::vector<double>& local) const {
+  if (size_ == 1) return local;
+  const int count = static_cast<int>(local.size());
+  MLH_ASSERT(local.size() <= static_cast<size_t>(std::numeric_limits<int>::max()));
+  std::vector<int> counts(static_cast<size_t>(size_)), offsets(static_cast<size_t>(size_));
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  int64_t total = 0;
+  for (int r = 0; r < size_; ++r) {
+    offsets[static_cast<size_t>(r)] = static_cast<int>(total);
+    total += counts[static_cast<size_t>(r)];
+  }
+  MLH_ASSERT(total <= std::numeric_limits<int>::max());
+  std::vector<double> all(static_cast<size_t>(total));
+  MPI_Allgatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE,
+                 MPI_COMM_WORLD);
+  return all;
 }
 
 double World::allreduce_max(double value) const {

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <torch/types.h>
 
@@ -73,6 +74,9 @@ class World {
   std::string broadcast_string(const std::string& value) const;
   double allreduce_sum(double value) const;
   double allreduce_max(double value) const;
+  // Every rank's `local` values, concatenated in rank order, on every rank (lengths may differ). Over
+  // MPI, the control plane: for results gathered once an evaluation (detections), not for gradients.
+  std::vector<double> allgather(const std::vector<double>& local) const;
 
  private:
   int rank_ = 0;

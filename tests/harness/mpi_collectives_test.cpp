@@ -1,6 +1,7 @@
 // Run under `mpirun -np 2` (ctest mpi.Collectives): every rank's BatchNorm running statistics become
 // their mean over the ranks, at any depth of the model, other buffers untouched; gradient buckets
-// reduced inside backward (hooks) give bitwise the sums of the reduction after backward.
+// reduced inside backward (hooks) give bitwise the sums of the reduction after backward; allgather
+// concatenates in rank order.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -33,6 +34,16 @@ struct Model : torch::nn::Module {
   std::shared_ptr<Block> block;
   torch::nn::BatchNorm1d outer{nullptr};
 };
+
+// Rank 0 gives three values, rank 1 none, then the other way round: every rank gets them in rank order.
+TEST(Allgather, ConcatenatesEveryRanksValuesInRankOrder) {
+  ASSERT_EQ(world().size(), 2) << "run under mpirun -np 2";
+  const bool first = world().rank() == 0;
+  EXPECT_EQ(world().allgather(first ? std::vector<double>{1, 2, 3} : std::vector<double>{}),
+            (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(world().allgather(first ? std::vector<double>{0.5} : std::vector<double>{7, 8}),
+            (std::vector<double>{0.5, 7, 8}));
+}
 
 TEST(BatchNormStatistics, AreTheMeanOverTheRanksAtAnyDepth) {
   ASSERT_EQ(world().size(), 2) << "run under mpirun -np 2";
