@@ -9,7 +9,10 @@
 #include <torch/torch.h>
 
 #include "base/user_error.h"
+#include "harness/world.h"
 #include "tests/user_error_of.h"
+#include "workloads/common/lr_schedules.h"
+#include "workloads/ssd/ssd_trainer.h"
 
 namespace mlh::ssd {
 namespace {
@@ -122,6 +125,52 @@ TEST(Ssd300, BackboneCheckpointLoadsATorchvisionResNet34StateDict) {
   EXPECT_TRUE(torch::equal(backbone->conv1->weight, before));
   EXPECT_NE(user_error_of([&] { load_backbone_checkpoint(backbone, file.string()); }).find("cannot read"),
             std::string::npos);
+}
+
+// The MLPerf warm-up with factor 0 rises linearly from 0; factor 1 starts at half the rate; the decay
+// multiplies by 0.1 at each boundary step reached.
+TEST(SsdSchedule, MlperfWarmupThenStepDecay) {
+  using common::warmup_step_decay_learning_rate;
+  EXPECT_DOUBLE_EQ(warmup_step_decay_learning_rate(0, 0.1, 4, 0, {10, 20}, 0.1), 0.0);
+  EXPECT_DOUBLE_EQ(warmup_step_decay_learning_rate(2, 0.1, 4, 0, {10, 20}, 0.1), 0.05);
+  EXPECT_DOUBLE_EQ(warmup_step_decay_learning_rate(0, 0.1, 4, 1, {10, 20}, 0.1), 0.05);
+  EXPECT_DOUBLE_EQ(warmup_step_decay_learning_rate(4, 0.1, 4, 0, {10, 20}, 0.1), 0.1);
+  EXPECT_DOUBLE_EQ(warmup_step_decay_learning_rate(9, 0.1, 4, 0, {10, 20}, 0.1), 0.1);
+  EXPECT_NEAR(warmup_step_decay_learning_rate(10, 0.1, 4, 0, {10, 20}, 0.1), 0.01, 1e-15);
+  EXPECT_NEAR(warmup_step_decay_learning_rate(25, 0.1, 4, 0, {10, 20}, 0.1), 0.001, 1e-15);
+}
+
+// A few steps on one fixed batch of a small SSD (two shards, one image without boxes) lower its loss.
+TEST(SsdTrainer, StepsOnAFixedBatchLowerTheLoss) {
+  torch::manual_seed(1);
+  const World world = World::single_process();
+  Ssd300 model(Ssd300Options{}.image_size(128).width(0.25).num_classes(3).extra_strides({2, 2, 1})
+                   .boxes_per_location({4, 6, 6, 4}));
+  common::DefaultBoxesOptions boxes;
+  boxes.figure_size_px = 128;
+  boxes.feature_sizes = model->feature_sizes();
+  boxes.steps_px = {8, 16, 32, 64};
+  boxes.scales_px = {16, 32, 56, 88, 120};
+  boxes.aspect_ratios = {{2}, {2, 3}, {2, 3}, {2}};
+  const common::DefaultBoxes defaults = common::make_default_boxes(boxes);
+  ASSERT_EQ(defaults.count(), model->num_default_boxes());
+  SsdTrainer trainer(model, defaults, make_ssd_sgd(model, 0.01, 0.9, 5e-4), world, TrainStepOptions{});
+  SsdBatch batch{{}, 4};
+  for (int k = 0; k < 2; ++k) {
+    DetectionShard shard;
+    shard.images = torch::randn({2, 3, 128, 128});
+    shard.boxes_ltrb = {torch::tensor({{0.1f, 0.1f, 0.5f, 0.6f}, {0.5f, 0.4f, 0.9f, 0.9f}}),
+                        k == 0 ? torch::zeros({0, 4}) : torch::tensor({{0.2f, 0.3f, 0.4f, 0.5f}})};
+    shard.labels = {torch::tensor({1, 2}, torch::kLong),
+                    k == 0 ? torch::zeros({0}, torch::kLong) : torch::tensor({2}, torch::kLong)};
+    batch.shards.push_back(shard);
+  }
+  trainer.model()->train();
+  const double first = trainer.train_on(batch).item<double>();
+  double last = first;
+  for (int step = 0; step < 5; ++step) last = trainer.train_on(batch).item<double>();
+  EXPECT_TRUE(std::isfinite(first));
+  EXPECT_LT(last, first);
 }
 
 }  // namespace
