@@ -31,5 +31,7 @@ TEST(OwnLogs, TransformerPassesTheComplianceCheck) { expect_passes_check("transf
 
 TEST(OwnLogs, GnmtPassesTheComplianceCheck) { expect_passes_check("gnmt_np4_seed1"); }
 
+TEST(OwnLogs, SsdPassesTheComplianceCheck) { expect_passes_check("ssd_np1_seed1"); }
+
 }  // namespace
 }  // namespace mlh
