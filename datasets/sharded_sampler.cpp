@@ -103,4 +103,34 @@ std::vector<ShardedSampler::Slice> ShardedSampler::local_shards(int64_t batch,
   return shards;
 }
 
+ShardedSampler::EpochPlan ShardedSampler::epoch_plan(int64_t shards_per_batch) const {
+  EpochPlan plan;
+  for (int64_t b = 0; b < num_batches(); ++b) {
+    plan.shards.push_back(local_shards(b, shards_per_batch));
+    const std::vector<Slice>& shards = plan.shards.back();
+    plan.indices.emplace_back(permutation_.data() + shards.front().begin, permutation_.data() + shards.back().end);
+  }
+  return plan;
+}
+
+std::vector<std::vector<int32_t>> part_in_batches(int64_t count, int64_t parts, int64_t index, int64_t batch) {
+  MLH_ASSERT(batch >= 1);
+  const auto [first, last] = proportional_part(count, parts, index);
+  std::vector<std::vector<int32_t>> plan;
+  for (int64_t begin = first; begin < last; begin += batch) {
+    plan.emplace_back();
+    for (int64_t i = begin; i < std::min(last, begin + batch); ++i) plan.back().push_back(static_cast<int32_t>(i));
+  }
+  return plan;
+}
+
+std::vector<std::vector<int32_t>> cycling_batches(int64_t pass, int64_t batches, int64_t batch, int64_t count) {
+  MLH_ASSERT(count >= 1);
+  std::vector<std::vector<int32_t>> plan(static_cast<size_t>(batches));
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t i = 0; i < batch; ++i)
+      plan[static_cast<size_t>(b)].push_back(static_cast<int32_t>((pass * batches * batch + b * batch + i) % count));
+  return plan;
+}
+
 }  // namespace mlh

@@ -15,6 +15,14 @@ namespace mlh {
 // [begin, end) of part `index` of `count` items cut into `parts` contiguous parts.
 std::pair<int64_t, int64_t> proportional_part(int64_t count, int64_t parts, int64_t index);
 
+// A sharded evaluation's plan: part `index` of [0, count) in `parts` proportional parts (a rank's
+// share), cut in order into batches of `batch` samples (the last may be short).
+std::vector<std::vector<int32_t>> part_in_batches(int64_t count, int64_t parts, int64_t index, int64_t batch);
+
+// A bench loader's plan for pass `pass` (from 0): `batches` batches of `batch` samples walking
+// through [0, count) and around again, each pass going on where the last stopped.
+std::vector<std::vector<int32_t>> cycling_batches(int64_t pass, int64_t batches, int64_t batch, int64_t count);
+
 class ShardedSampler {
  public:
   // Throws UserError when global_batch_size < world_size or any size is not positive.
@@ -34,6 +42,13 @@ class ShardedSampler {
   // This rank's shards of global batch b when the batch is cut into `shards_per_batch` parts
   // (a multiple of world_size): rank r gets parts [r*S/W, (r+1)*S/W), together its slice.
   std::vector<Slice> local_shards(int64_t batch, int64_t shards_per_batch) const;
+  // This rank's whole epoch as a loader plan: for every global batch its local_shards, and the sample
+  // indices of the rank's slice (the shards' samples, in shard order), batch by batch.
+  struct EpochPlan {
+    std::vector<std::vector<Slice>> shards;
+    std::vector<std::vector<int32_t>> indices;
+  };
+  EpochPlan epoch_plan(int64_t shards_per_batch) const;
   // The sample indices of this rank's slice of batch b.
   const int32_t* indices(const Slice& s) const { return permutation_.data() + s.begin; }
   const std::vector<int32_t>& permutation() const { return permutation_; }

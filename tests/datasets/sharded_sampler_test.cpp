@@ -160,5 +160,29 @@ TEST(ShardedSampler, RejectsBadSizes) {
   EXPECT_NO_THROW(ShardedSampler(100, 4, 3, 4, 1));
 }
 
+// Rank 1 of 2 at 2 shards per batch: each global batch's second half, its indices the permutation's.
+TEST(ShardedSampler, EpochPlanIsTheRanksSliceOfEveryBatch) {
+  ShardedSampler sampler(10, 4, 1, 2, 1);
+  sampler.set_epoch(0);
+  const ShardedSampler::EpochPlan plan = sampler.epoch_plan(2);
+  ASSERT_EQ(plan.shards.size(), 3u);
+  ASSERT_EQ(plan.indices.size(), 3u);
+  const std::vector<int32_t>& p = sampler.permutation();
+  EXPECT_EQ(plan.indices[0], (std::vector<int32_t>{p[2], p[3]}));
+  EXPECT_EQ(plan.indices[2], (std::vector<int32_t>{p[9]}));  // the short last batch: 2 samples, 1 each
+  EXPECT_EQ(plan.shards[2].front().global_size, 2);
+}
+
+TEST(PartInBatches, CutsTheRanksPartInOrder) {
+  EXPECT_EQ(part_in_batches(10, 2, 1, 2), (std::vector<std::vector<int32_t>>{{5, 6}, {7, 8}, {9}}));
+  EXPECT_EQ(part_in_batches(10, 2, 0, 5), (std::vector<std::vector<int32_t>>{{0, 1, 2, 3, 4}}));
+  EXPECT_TRUE(part_in_batches(1, 2, 0, 4).empty());
+}
+
+TEST(CyclingBatches, GoOnWhereTheLastPassStoppedAndWrapAround) {
+  EXPECT_EQ(cycling_batches(0, 2, 2, 5), (std::vector<std::vector<int32_t>>{{0, 1}, {2, 3}}));
+  EXPECT_EQ(cycling_batches(1, 2, 2, 5), (std::vector<std::vector<int32_t>>{{4, 0}, {1, 2}}));
+}
+
 }  // namespace
 }  // namespace mlh

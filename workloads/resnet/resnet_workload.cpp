@@ -11,6 +11,7 @@
 
 #include "compliance/mllog_keys.h"
 #include "base/user_error.h"
+#include "datasets/generated_folder.h"
 #include "datasets/idx.h"
 #include "datasets/imagenet/synthetic.h"
 #include "datasets/sharded_sampler.h"
@@ -236,10 +237,7 @@ std::string jpeg_root(const ResNetSettings& s, const std::string& data_root) {
 // Writes the synthetic folder once (rank 0; the others wait at the engine's barrier or ours).
 void generate_synthetic_if_missing(const ResNetSettings& s, const std::string& root, const World& world) {
   if (s.data_source != ResNetSettings::DataSource::kSyntheticImageNet || !world.is_root()) return;
-  const fs::path done = fs::path(root) / ".complete";
-  if (fs::exists(done)) return;
-  imagenet::write_synthetic_imagenet(root, s.synthetic_spec());
-  std::ofstream(done.string()) << "written by mlharness\n";
+  generate_folder_once(root, [&](const std::string& folder) { imagenet::write_synthetic_imagenet(folder, s.synthetic_spec()); });
 }
 
 imagenet::LoaderOptions loader_options(const ResNetSettings& s, const World& world, bool train, uint64_t seed) {
@@ -316,15 +314,9 @@ class ResNetWorkload final : public Workload {
     trainer_->model()->train();
     sampler_->set_epoch(epoch);
     // The plan: this rank's slice of every global batch, in order; the loader decodes ahead.
-    std::vector<std::vector<ShardedSampler::Slice>> batch_shards;
-    std::vector<std::vector<int32_t>> plan;
-    for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
-      batch_shards.push_back(sampler_->local_shards(b, gradient_shards_));
-      const auto& shards = batch_shards.back();
-      const int32_t* first = sampler_->permutation().data() + shards.front().begin;
-      plan.emplace_back(first, first + (shards.back().end - shards.front().begin));
-    }
-    train_->start(std::move(plan), epoch);
+    ShardedSampler::EpochPlan plan = sampler_->epoch_plan(gradient_shards_);
+    const std::vector<std::vector<ShardedSampler::Slice>> batch_shards = std::move(plan.shards);
+    train_->start(std::move(plan.indices), epoch);
     for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
       trainer_->step().set_learning_rate(scheduled_learning_rate(settings_, step_++, warmup_steps_, decay_steps_));
       const auto& shards = batch_shards[static_cast<size_t>(b)];
@@ -350,13 +342,8 @@ class ResNetWorkload final : public Workload {
     average_batchnorm_statistics(*model, *world_);
     model->eval();
     torch::NoGradGuard no_grad;
-    const auto [first, last] = proportional_part(eval_->size(), world_->size(), world_->rank());
-    std::vector<std::vector<int32_t>> plan;
-    for (int64_t begin = first; begin < last; begin += settings_.eval_batch_size) {
-      plan.emplace_back();
-      for (int64_t i = begin; i < std::min(last, begin + settings_.eval_batch_size); ++i)
-        plan.back().push_back(static_cast<int32_t>(i));
-    }
+    std::vector<std::vector<int32_t>> plan =
+        part_in_batches(eval_->size(), world_->size(), world_->rank(), settings_.eval_batch_size);
     const size_t batches = plan.size();
     eval_->start(std::move(plan), epoch);
     int64_t correct = 0;
@@ -490,14 +477,10 @@ class LoaderBenchStep final : public BenchStep {
 
  private:
   static constexpr int64_t kBatchesPerPass = 64;
-  // Random batches of the split; each pass a new "epoch", so crops differ.
+  // Batches walking through the split, pass after pass; each pass a new "epoch", so crops differ.
   void start_pass() {
-    std::vector<std::vector<int32_t>> plan(kBatchesPerPass);
-    for (int64_t b = 0; b < kBatchesPerPass; ++b)
-      for (int64_t i = 0; i < batch_; ++i)
-        plan[static_cast<size_t>(b)].push_back(
-            static_cast<int32_t>((pass_ * kBatchesPerPass * batch_ + b * batch_ + i) % source_->size()));
-    source_->start(std::move(plan), ++pass_);
+    source_->start(cycling_batches(pass_, kBatchesPerPass, batch_, source_->size()), pass_ + 1);
+    ++pass_;
     next_ = 0;
   }
   int64_t batch_;

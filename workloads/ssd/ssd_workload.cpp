@@ -16,6 +16,7 @@
 #include "datasets/coco/detection_loader.h"
 #include "datasets/coco/detections_json.h"
 #include "datasets/coco/synthetic.h"
+#include "datasets/generated_folder.h"
 #include "datasets/sharded_sampler.h"
 #include "harness/batchnorm_statistics.h"
 #include "harness/bench.h"
@@ -197,10 +198,7 @@ std::string coco_root(const SsdSettings& s, const std::string& data_root) {
 // Writes the synthetic folder once (rank 0; the others wait at the engine's barrier or ours).
 void generate_synthetic_if_missing(const SsdSettings& s, const std::string& root, const World& world) {
   if (s.data_source != SsdSettings::DataSource::kSyntheticCoco || !world.is_root()) return;
-  const fs::path done = fs::path(root) / ".complete";
-  if (fs::exists(done)) return;
-  coco::write_synthetic_coco(root, s.synthetic_spec());
-  std::ofstream(done.string()) << "written by mlharness\n";
+  generate_folder_once(root, [&](const std::string& folder) { coco::write_synthetic_coco(folder, s.synthetic_spec()); });
 }
 
 coco::DetectionLoaderOptions loader_options(const SsdSettings& s, const World& world, bool train, uint64_t seed) {
@@ -317,15 +315,9 @@ class SsdWorkload final : public Workload {
     const SsdSettings& s = settings_;
     trainer_->model()->train();
     sampler_->set_epoch(epoch);
-    std::vector<std::vector<ShardedSampler::Slice>> batch_shards;
-    std::vector<std::vector<int32_t>> plan;
-    for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
-      batch_shards.push_back(sampler_->local_shards(b, gradient_shards_));
-      const auto& shards = batch_shards.back();
-      const int32_t* first = sampler_->permutation().data() + shards.front().begin;
-      plan.emplace_back(first, first + (shards.back().end - shards.front().begin));
-    }
-    train_->start(std::move(plan), epoch);
+    ShardedSampler::EpochPlan plan = sampler_->epoch_plan(gradient_shards_);
+    const std::vector<std::vector<ShardedSampler::Slice>> batch_shards = std::move(plan.shards);
+    train_->start(std::move(plan.indices), epoch);
     for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
       trainer_->step().set_learning_rate(common::warmup_step_decay_learning_rate(
           step_++, s.base_learning_rate, s.warmup_steps, s.warmup_factor, boundary_steps_, s.decay_factor));
@@ -366,13 +358,7 @@ class SsdWorkload final : public Workload {
     model->eval();
     torch::NoGradGuard no_grad;
     const int64_t images = static_cast<int64_t>(eval_annotations_.images.size());
-    const auto [first, last] = proportional_part(images, world_->size(), world_->rank());
-    std::vector<std::vector<int32_t>> plan;
-    for (int64_t begin = first; begin < last; begin += s.eval_batch_size) {
-      plan.emplace_back();
-      for (int64_t i = begin; i < std::min(last, begin + s.eval_batch_size); ++i)
-        plan.back().push_back(static_cast<int32_t>(i));
-    }
+    std::vector<std::vector<int32_t>> plan = part_in_batches(images, world_->size(), world_->rank(), s.eval_batch_size);
     const size_t batches = plan.size();
     eval_->start(std::move(plan), epoch);
     common::DetectionOptions options;
@@ -532,13 +518,9 @@ class LoaderBenchStep final : public BenchStep {
  private:
   static constexpr int64_t kBatchesPerPass = 64;
   void start_pass() {
-    const int64_t size = static_cast<int64_t>(annotations_.images.size());
-    std::vector<std::vector<int32_t>> plan(kBatchesPerPass);
-    for (int64_t b = 0; b < kBatchesPerPass; ++b)
-      for (int64_t i = 0; i < batch_; ++i)
-        plan[static_cast<size_t>(b)].push_back(
-            static_cast<int32_t>((pass_ * kBatchesPerPass * batch_ + b * batch_ + i) % size));
-    loader_->start(std::move(plan), ++pass_);
+    const int64_t images = static_cast<int64_t>(annotations_.images.size());
+    loader_->start(cycling_batches(pass_, kBatchesPerPass, batch_, images), pass_ + 1);
+    ++pass_;
     next_ = 0;
   }
   int64_t batch_;
