@@ -1,7 +1,8 @@
 // The COCO batches of the SSD workload: a SampleLoader (datasets/sample_loader.h) whose per-sample
-// decode reads an image's JPEG, decodes it with OpenCV, turns its annotations into normalised ltrb
+// decode reads an image's JPEG (datasets/image_files.h), turns its annotations into normalised ltrb
 // boxes and applies the SSD train or eval transform (ssd_transforms.h) straight into the image's slice
-// of its batch's buffer. Threads, prefetching, plan order, errors and skipping are the SampleLoader's.
+// of its batch's buffer (datasets/batch_pixels.h). Threads, prefetching, plan order, errors and
+// skipping are the SampleLoader's.
 // Per-sample results depend only on (seed, epoch, image index): not on thread count, batch
 // composition or rank.
 //
@@ -13,11 +14,10 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "datasets/batch_pixels.h"
 #include "datasets/coco/annotations.h"
 #include "datasets/coco/ssd_transforms.h"
 #include "datasets/sample_loader.h"
@@ -53,11 +53,11 @@ struct DetectionBatch {
 void normalised_boxes_of(const Annotations& annotations, const Image& image,
                          std::vector<float>& boxes_ltrb, std::vector<int64_t>& labels);
 
-// A bad image is a file that is missing or unreadable, that OpenCV cannot decode, a truncated JPEG
-// (starting FF D8 with no FF D9 end-of-image marker among its last 64 bytes, trailing zero bytes
-// ignored), or one whose decoded size differs from the annotations' width and height. It throws
-// BadSample "<path>: <reason>". Under kSkip each one prints "warning: skipping <path>: <reason>" to
-// stderr when it is met. EXIF orientation is ignored (as PIL's Image.open, which the reference uses).
+// A bad image is one read_image_file (datasets/image_files.h) rejects (a file that is missing or
+// unreadable, that OpenCV cannot decode, or a truncated JPEG), or one whose decoded size differs from
+// the annotations' width and height. It throws BadSample "<path>: <reason>". Under kSkip each one
+// prints "warning: skipping <path>: <reason>" to stderr when it is met. EXIF orientation is ignored
+// (as PIL's Image.open, which the reference uses).
 class DetectionLoader {
  public:
   // Keeps a reference to `annotations`, which must outlive the loader; image i is
@@ -80,35 +80,26 @@ class DetectionLoader {
   // As next(), but writes the pixels into images_for(count), memory for `count` images that the
   // caller owns (a tensor's, say), instead of the returned batch's `images`, which stays empty.
   DetectionBatch next_into(const std::function<float*(int64_t count)>& images_for);
-  // Optional: hands a consumed batch back so a later next() reuses its pixel buffer. Keeps up to 2.
+  // Optional: hands a consumed batch back so a later next() reuses its pixel buffer
+  // (BatchPixels::recycle). Keeps up to 2.
   void recycle(DetectionBatch batch);
   int64_t skipped_total() const;                   // skipped images in delivered batches
   std::vector<std::string> skipped_files() const;  // their paths, in delivery order (first 100)
-  int64_t image_floats() const { return image_floats_; }  // 3 * out_size * out_size
+  int64_t image_floats() const { return pixels_.image_floats(); }  // 3 * out_size * out_size
 
  private:
-  // A batch's pixels, written by the workers image by image.
-  struct Pixels {
-    std::unique_ptr<float[]> floats;  // uninitialised until written
-    int64_t capacity = 0;
-  };
   struct Sample {
-    std::shared_ptr<Pixels> pixels;
-    float* out = nullptr;  // this image's slice of pixels
+    BatchPixels::Slot pixels;
     std::vector<float> boxes_ltrb;
     std::vector<int64_t> labels;
   };
-  void open_batch(SampleBatch<Sample>& batch);
   void decode(int32_t index, int64_t epoch, Sample& sample) const;
 
   const Annotations& annotations_;
   const std::string image_folder_;
   const DetectionLoaderOptions options_;
-  const int64_t image_floats_;
-  std::mutex spares_mutex_;
-  std::vector<std::shared_ptr<Pixels>> spare_pixels_;  // batch buffers, reused
-  std::vector<std::vector<float>> spare_images_;       // DetectionBatch buffers given back
-  SampleLoader<Sample> samples_;                       // last: its workers use the members above
+  BatchPixels pixels_;
+  SampleLoader<Sample> samples_;  // last: its workers use the members above
 };
 
 }  // namespace mlh::coco

@@ -6,17 +6,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <system_error>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "base/user_error.h"
 #include "datasets/counter_random.h"
+#include "datasets/image_files.h"
 
 namespace mlh::coco {
 namespace {
@@ -33,6 +31,7 @@ constexpr double kMaxBoxOverlap = 0.4;  // of the smaller box
 constexpr double kMaxRotationRadians = 15.0 * kPi / 180.0;
 constexpr double kNoiseAmplitude = 12.0;  // per-pixel noise, +- on the 0-255 scale
 constexpr int kFixedPointBits = 4;        // sub-pixel precision of cv::fillPoly
+constexpr const char* kFolderHint = "choose a writable folder for the synthetic COCO";
 
 // COCO 2017's 80 category ids, ascending.
 constexpr std::array<int, 80> kCocoCategoryIds = {
@@ -308,22 +307,6 @@ class ImageDrawer {
   uint64_t stream_;
 };
 
-void write_bytes(const fs::path& path, const void* data, size_t size) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (file) file.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-  if (!file) throw UserError(path.string() + ": cannot be written; check the folder's permissions");
-}
-
-void make_folder(const fs::path& folder) {
-  std::error_code error;
-  fs::create_directories(folder, error);
-  if (error || !fs::is_directory(folder)) {
-    throw UserError(folder.string() + ": cannot be created (" +
-                    (error ? error.message() : std::string("not a folder")) +
-                    "); choose a writable folder for the synthetic COCO");
-  }
-}
-
 void check_spec(const std::string& root, bool holds, const std::string& message) {
   if (!holds) throw UserError(root + ": synthetic COCO spec: " + message);
 }
@@ -371,7 +354,7 @@ void write_split(const fs::path& root, const SyntheticCocoSpec& spec, Split spli
                  int64_t& next_image_id, int64_t& next_annotation_id) {
   const char* split_name = split == Split::kTrain ? "train2017" : "val2017";
   const fs::path image_folder = root / split_name;
-  make_folder(image_folder);
+  make_folder(image_folder, kFolderHint);
   ordered_json image_list = ordered_json::array();
   ordered_json annotation_list = ordered_json::array();
   for (int n = 0; n < images; ++n) {
@@ -379,11 +362,7 @@ void write_split(const fs::path& root, const SyntheticCocoSpec& spec, Split spli
     const DrawnImage drawn = ImageDrawer(spec, stream).draw();
     const int64_t image_id = next_image_id++;
     const std::string file_name = image_file_name(image_id);
-    std::vector<uint8_t> jpeg;
-    if (!cv::imencode(".jpg", drawn.bgr, jpeg, {cv::IMWRITE_JPEG_QUALITY, spec.jpeg_quality})) {
-      throw UserError((image_folder / file_name).string() + ": JPEG encoding failed");
-    }
-    write_bytes(image_folder / file_name, jpeg.data(), jpeg.size());
+    write_jpeg_file(image_folder / file_name, drawn.bgr, spec.jpeg_quality);
     image_list.push_back({{"license", 0},
                           {"file_name", file_name},
                           {"height", drawn.bgr.rows},
@@ -422,9 +401,9 @@ void write_split(const fs::path& root, const SyntheticCocoSpec& spec, Split spli
       {"annotations", std::move(annotation_list)},
       {"categories", std::move(categories)}};
   const fs::path annotation_folder = root / "annotations";
-  make_folder(annotation_folder);
+  make_folder(annotation_folder, kFolderHint);
   const std::string text = instances.dump();
-  write_bytes(annotation_folder / (std::string("instances_") + split_name + ".json"), text.data(), text.size());
+  write_file(annotation_folder / (std::string("instances_") + split_name + ".json"), text.data(), text.size());
 }
 
 }  // namespace
@@ -432,7 +411,7 @@ void write_split(const fs::path& root, const SyntheticCocoSpec& spec, Split spli
 void write_synthetic_coco(const std::string& root, const SyntheticCocoSpec& spec) {
   check(root, spec);
   const fs::path root_path(root);
-  make_folder(root_path);
+  make_folder(root_path, kFolderHint);
   int64_t next_image_id = 1;
   int64_t next_annotation_id = 1;
   write_split(root_path, spec, Split::kTrain, spec.train_images, next_image_id, next_annotation_id);

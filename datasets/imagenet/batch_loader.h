@@ -1,17 +1,17 @@
 // The ImageNet batches of the ResNet workload: a SampleLoader (datasets/sample_loader.h) whose
-// per-sample decode reads a JPEG, decodes it with OpenCV and applies the MLPerf transform straight into
-// the image's slice of its batch's buffer, so the fixed-size images stack as they are decoded.
-// Threads, prefetching, plan order, errors and skipping are the SampleLoader's. Per-sample results depend only on (seed, epoch, sample index): not
-// on thread count, batch composition or rank.
+// per-sample decode reads a JPEG (datasets/image_files.h) and applies the MLPerf transform straight
+// into the image's slice of its batch's buffer (datasets/batch_pixels.h), so the fixed-size images
+// stack as they are decoded. Threads, prefetching, plan order, errors and skipping are the
+// SampleLoader's. Per-sample results depend only on (seed, epoch, sample index): not on thread count,
+// batch composition or rank.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "datasets/batch_pixels.h"
 #include "datasets/imagenet/folder.h"
 #include "datasets/sample_loader.h"
 
@@ -39,10 +39,9 @@ struct ImageBatch {
   int64_t skipped = 0;          // slots skipped in this batch
 };
 
-// A bad image is a file that is missing or unreadable, that OpenCV cannot decode, or a truncated JPEG
-// (one starting FF D8 with no FF D9 end-of-image marker among its last 64 bytes, trailing zero bytes
-// ignored; libjpeg would otherwise decode it silently with grey rows). Under kSkip each one prints a
-// line "warning: skipping <path>: <reason>" to stderr when it is met.
+// A bad image is one read_image_file (datasets/image_files.h) rejects: a file that is missing or
+// unreadable, that OpenCV cannot decode, or a truncated JPEG. Under kSkip each one prints a line
+// "warning: skipping <path>: <reason>" to stderr when it is met.
 class BatchLoader {
  public:
   // Keeps a reference to `folder`, which must outlive the loader. Starts the workers (idle until
@@ -65,35 +64,23 @@ class BatchLoader {
   // caller owns (a tensor's, say), instead of the returned batch's `images`, which stays empty: a
   // copy of the batch less.
   ImageBatch next_into(const std::function<float*(int64_t count)>& images_for);
-  // Optional: hands a consumed batch back so later batches reuse its pixel buffer instead of
-  // allocating fresh memory, whose zero fill and page faults (~0.6 MB per 224 x 224 image) can cost
-  // more than the decode (measured: 330 vs 915 images/s per thread). Keeps up to 2 buffers. (The
-  // buffers the workers decode into are always reused.)
+  // Optional: hands a consumed batch back so a later next() reuses its pixel buffer instead of
+  // allocating fresh memory (BatchPixels::recycle). Keeps up to 2 buffers. (The buffers the workers
+  // decode into are always reused.)
   void recycle(ImageBatch batch);
   int64_t skipped_total() const;                   // skipped images in delivered batches
   std::vector<std::string> skipped_files() const;  // their paths, in delivery order (first 100)
 
  private:
-  // A batch's pixels, written by the workers image by image: the images stack as they are decoded.
-  struct Pixels {
-    std::unique_ptr<float[]> floats;  // uninitialised until written
-    int64_t capacity = 0;
+  struct ImageSample {
+    BatchPixels::Slot pixels;
   };
-  // Where one image goes: a slice of its batch's buffer.
-  struct ImageSlot {
-    std::shared_ptr<Pixels> pixels;
-    float* out = nullptr;
-  };
-  void open_batch(SampleBatch<ImageSlot>& batch);
-  void decode(int32_t index, int64_t epoch, ImageSlot& slot) const;
+  void decode(int32_t index, int64_t epoch, ImageSample& sample) const;
 
   const ImageFolder& folder_;
   const LoaderOptions options_;
-  const int64_t image_floats_;
-  std::mutex spares_mutex_;
-  std::vector<std::shared_ptr<Pixels>> spare_pixels_;  // batch buffers, reused
-  std::vector<std::vector<float>> spare_images_;       // ImageBatch buffers given back by recycle()
-  SampleLoader<ImageSlot> samples_;                    // last: its workers use the members above
+  BatchPixels pixels_;
+  SampleLoader<ImageSample> samples_;  // last: its workers use the members above
 };
 
 }  // namespace mlh::imagenet

@@ -4,15 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <system_error>
-#include <vector>
 
 #include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
 
 #include "base/user_error.h"
 #include "datasets/counter_random.h"
+#include "datasets/image_files.h"
 
 namespace mlh::imagenet {
 namespace {
@@ -27,6 +24,7 @@ constexpr int kMinSide = 8;
 constexpr double kNoiseAmplitude = 20.0;  // per-pixel noise, +- on the 0-255 scale
 // Draws of an image's stream: 0..15 its parameters, kFirstPixelDraw + pixel its noise.
 constexpr uint64_t kFirstPixelDraw = 16;
+constexpr const char* kFolderHint = "choose a writable folder for the synthetic ImageNet";
 
 enum class Split : uint64_t { kTrain = 1, kVal = 2 };
 
@@ -102,30 +100,6 @@ cv::Mat draw_image(const SyntheticImageNetSpec& spec, Split split, int label, in
   return bgr;
 }
 
-void write_bytes(const fs::path& path, const void* data, size_t size) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (file) file.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-  if (!file) throw UserError(path.string() + ": cannot be written; check the folder's permissions");
-}
-
-void write_jpeg(const fs::path& path, const cv::Mat& bgr, int quality) {
-  std::vector<uint8_t> bytes;
-  if (!cv::imencode(".jpg", bgr, bytes, {cv::IMWRITE_JPEG_QUALITY, quality})) {
-    throw UserError(path.string() + ": JPEG encoding failed");
-  }
-  write_bytes(path, bytes.data(), bytes.size());
-}
-
-void make_folder(const fs::path& folder) {
-  std::error_code error;
-  fs::create_directories(folder, error);
-  if (error || !fs::is_directory(folder)) {
-    throw UserError(folder.string() + ": cannot be created (" +
-                    (error ? error.message() : std::string("not a folder")) +
-                    "); choose a writable folder for the synthetic ImageNet");
-  }
-}
-
 void check_spec(const std::string& root, bool holds, const std::string& message) {
   if (!holds) throw UserError(root + ": synthetic ImageNet spec: " + message);
 }
@@ -144,29 +118,29 @@ void write_synthetic_imagenet(const std::string& root, const SyntheticImageNetSp
              "jpeg_quality is " + std::to_string(spec.jpeg_quality) + "; use 1 to 100");
 
   const fs::path root_path(root);
-  make_folder(root_path);
+  make_folder(root_path, kFolderHint);
   std::string index_text;
   for (int label = 0; label < spec.classes; ++label) {
     index_text += wnid(label) + " synthetic class " + std::to_string(label) + "\n";
   }
-  write_bytes(root_path / kClassIndexFileName, index_text.data(), index_text.size());
+  write_file(root_path / kClassIndexFileName, index_text.data(), index_text.size());
 
   for (int label = 0; label < spec.classes; ++label) {
     const std::string id = wnid(label);
     const fs::path train_folder = root_path / "train" / id;
-    make_folder(train_folder);
+    make_folder(train_folder, kFolderHint);
     for (int n = 1; n <= spec.train_images_per_class; ++n) {
-      write_jpeg(train_folder / (id + "_" + std::to_string(n) + ".JPEG"),
+      write_jpeg_file(train_folder / (id + "_" + std::to_string(n) + ".JPEG"),
                  draw_image(spec, Split::kTrain, label, n), spec.jpeg_quality);
     }
     const fs::path val_folder = root_path / "val" / id;
-    make_folder(val_folder);
+    make_folder(val_folder, kFolderHint);
     for (int j = 0; j < spec.val_images_per_class; ++j) {
       const int64_t number = int64_t{label} * spec.val_images_per_class + j + 1;
       char name[64];
       std::snprintf(name, sizeof(name), "ILSVRC2012_val_%08lld.JPEG",
                     static_cast<long long>(number));
-      write_jpeg(val_folder / name, draw_image(spec, Split::kVal, label, j + 1),
+      write_jpeg_file(val_folder / name, draw_image(spec, Split::kVal, label, j + 1),
                  spec.jpeg_quality);
     }
   }
