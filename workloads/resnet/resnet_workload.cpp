@@ -22,6 +22,7 @@
 #include "harness/setting_groups.h"
 #include "harness/train_step.h"
 #include "harness/workload.h"
+#include "workloads/common/loader_bench_step.h"
 #include "workloads/common/resnet.h"
 #include "workloads/common/setting_groups.h"
 #include "workloads/resnet/image_source.h"
@@ -455,41 +456,23 @@ std::unique_ptr<BenchStep> make_model_bench_step(const ResNetSettings& s, const 
 }
 
 // The data pipeline alone: decode and augment the training split's JPEGs, batch after batch.
-class LoaderBenchStep final : public BenchStep {
- public:
-  LoaderBenchStep(const ResNetSettings& settings, const BenchSpec& spec, const World& world) : batch_(spec.batch_size) {
-    if (!settings.jpeg_source())
-      throw UserError("--loader needs JPEG data: data_source imagenet or synthetic_imagenet (this config reads IDX files)");
-    const std::string root = jpeg_root(settings, spec.data_root);
-    generate_synthetic_if_missing(settings, root, world);
-    world.comm().barrier();
-    source_ = open_jpeg_split(settings, root, settings.train_split, world, true, 1, /*check_head=*/false);
-    start_pass();
-  }
-  void run() override {
-    if (next_ == kBatchesPerPass) start_pass();
-    ++next_;
-    source_->next();
-  }
-  int64_t samples_per_step() const override { return batch_; }
-  std::string sample_unit() const override { return "images"; }
-  std::string memory_format_used() const override { return "nchw"; }
-
- private:
-  static constexpr int64_t kBatchesPerPass = 64;
-  // Batches walking through the split, pass after pass; each pass a new "epoch", so crops differ.
-  void start_pass() {
-    source_->start(cycling_batches(pass_, kBatchesPerPass, batch_, source_->size()), pass_ + 1);
-    ++pass_;
-    next_ = 0;
-  }
-  int64_t batch_;
-  std::unique_ptr<ImageSource> source_;
-  int64_t pass_ = 0, next_ = 0;
-};
+std::unique_ptr<BenchStep> make_loader_bench_step(const ResNetSettings& settings, const BenchSpec& spec,
+                                                  const World& world) {
+  if (!settings.jpeg_source())
+    throw UserError("--loader needs JPEG data: data_source imagenet or synthetic_imagenet (this config reads IDX files)");
+  const std::string root = jpeg_root(settings, spec.data_root);
+  generate_synthetic_if_missing(settings, root, world);
+  world.comm().barrier();
+  std::shared_ptr<ImageSource> source =
+      open_jpeg_split(settings, root, settings.train_split, world, true, 1, /*check_head=*/false);
+  return std::make_unique<common::LoaderBenchStep>(
+      spec.batch_size, source->size(),
+      [source](std::vector<std::vector<int32_t>> plan, int64_t epoch) { source->start(std::move(plan), epoch); },
+      [source] { source->next(); });
+}
 
 std::unique_ptr<BenchStep> ResNetWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
-  if (spec.mode == BenchMode::kLoader) return std::make_unique<LoaderBenchStep>(settings_, spec, world);
+  if (spec.mode == BenchMode::kLoader) return make_loader_bench_step(settings_, spec, world);
   return make_model_bench_step(settings_, spec, world);
 }
 

@@ -26,6 +26,7 @@
 #include "harness/workload.h"
 #include "workloads/common/box_ops.h"
 #include "workloads/common/default_boxes.h"
+#include "workloads/common/loader_bench_step.h"
 #include "workloads/common/lr_schedules.h"
 #include "workloads/common/nms.h"
 #include "workloads/ssd/ssd300.h"
@@ -495,42 +496,29 @@ std::unique_ptr<BenchStep> make_model_bench_step(const SsdSettings& s, const Ben
 
 // The data pipeline alone: decode and augment training images (crop, flip, jitter, resize), batch
 // after batch.
-class LoaderBenchStep final : public BenchStep {
- public:
-  LoaderBenchStep(const SsdSettings& settings, const BenchSpec& spec, const World& world) : batch_(spec.batch_size) {
-    const std::string root = coco_root(settings, spec.data_root);
-    generate_synthetic_if_missing(settings, root, world);
-    world.comm().barrier();
-    annotations_ = coco::read_annotations(annotations_file(root, settings.train_split));
-    loader_ = std::make_unique<coco::DetectionLoader>(annotations_, (fs::path(root) / settings.train_split).string(),
-                                                      loader_options(settings, world, true, 1));
-    start_pass();
-  }
-  void run() override {
-    if (next_ == kBatchesPerPass) start_pass();
-    ++next_;
-    loader_->recycle(loader_->next());
-  }
-  int64_t samples_per_step() const override { return batch_; }
-  std::string sample_unit() const override { return "images"; }
-  std::string memory_format_used() const override { return "nchw"; }
-
- private:
-  static constexpr int64_t kBatchesPerPass = 64;
-  void start_pass() {
-    const int64_t images = static_cast<int64_t>(annotations_.images.size());
-    loader_->start(cycling_batches(pass_, kBatchesPerPass, batch_, images), pass_ + 1);
-    ++pass_;
-    next_ = 0;
-  }
-  int64_t batch_;
-  coco::Annotations annotations_;
-  std::unique_ptr<coco::DetectionLoader> loader_;
-  int64_t pass_ = 0, next_ = 0;
-};
+std::unique_ptr<BenchStep> make_loader_bench_step(const SsdSettings& settings, const BenchSpec& spec,
+                                                  const World& world) {
+  const std::string root = coco_root(settings, spec.data_root);
+  generate_synthetic_if_missing(settings, root, world);
+  world.comm().barrier();
+  struct Pipeline {
+    coco::Annotations annotations;
+    std::unique_ptr<coco::DetectionLoader> loader;
+  };
+  auto pipeline = std::make_shared<Pipeline>();
+  pipeline->annotations = coco::read_annotations(annotations_file(root, settings.train_split));
+  pipeline->loader = std::make_unique<coco::DetectionLoader>(
+      pipeline->annotations, (fs::path(root) / settings.train_split).string(), loader_options(settings, world, true, 1));
+  return std::make_unique<common::LoaderBenchStep>(
+      spec.batch_size, static_cast<int64_t>(pipeline->annotations.images.size()),
+      [pipeline](std::vector<std::vector<int32_t>> plan, int64_t epoch) {
+        pipeline->loader->start(std::move(plan), epoch);
+      },
+      [pipeline] { pipeline->loader->recycle(pipeline->loader->next()); });
+}
 
 std::unique_ptr<BenchStep> SsdWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
-  if (spec.mode == BenchMode::kLoader) return std::make_unique<LoaderBenchStep>(settings_, spec, world);
+  if (spec.mode == BenchMode::kLoader) return make_loader_bench_step(settings_, spec, world);
   return make_model_bench_step(settings_, spec, world);
 }
 
