@@ -198,6 +198,10 @@ TEST(RcpSets, EachRunFindsTheSetForItsData) {
   const RcpSet* ncf_mini = find_rcp_set(sets, "ncf", {{"data_source", "synthetic"}});
   ASSERT_TRUE(ncf_mini);
   EXPECT_EQ(ncf_mini->name, "mini_ncf");
+  const RcpSet* ssd_mini = find_rcp_set(sets, "ssd", {{"data_source", "synthetic_coco"}});
+  ASSERT_TRUE(ssd_mini);
+  EXPECT_EQ(ssd_mini->name, "mini_ssd");  // never the COCO points
+  EXPECT_EQ(find_rcp_set(sets, "ssd", {{"data_source", "coco"}})->name, "ssd");
 }
 
 TEST(RcpSets, GnmtMiniRecord) {
@@ -241,7 +245,7 @@ TEST(RcpSets, EveryEmbeddedSetParses) {
     EXPECT_FALSE(set.source.empty()) << set.name;
     EXPECT_FALSE(pruned_rcp_points(set).empty()) << set.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"maskrcnn", "mini_gnmt", "mini_ncf", "mini_resnet50", "mini_transformer", "resnet", "ssd"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"maskrcnn", "mini_gnmt", "mini_ncf", "mini_resnet50", "mini_ssd", "mini_transformer", "resnet", "ssd"}));
 }
 
 TEST(RcpFileFormat, ErrorsNameTheFileAndField) {
