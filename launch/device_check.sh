@@ -16,7 +16,8 @@
 #   summary.txt       GPU, the cuda tests, the bench table and the mini run, as printed
 #   cuda_tests.xml    the `cuda` tests (GoogleTest XML)
 #   bench.json        every bench case (ResNet-50 fp32 and amp, channels-last, batches 128 and 256;
-#                     Transformer-big and GNMT amp tokens/s; NCF samples/s)
+#                     SSD300 fp32 and amp images/s at 32 and 64; Transformer-big and GNMT amp
+#                     tokens/s; NCF samples/s)
 #   ncf_result.txt    the MLPerf log of the NCF mini run to target on the GPU, and its record
 #   ncf_result.json
 # MLH_DEVICE=cpu and MLH_QUICK=1 run the same steps on a CPU at small sizes (how the run half is
@@ -119,9 +120,11 @@ run() {
   # The bench table: (workload, config, precision, batch sizes, extra flags), each case's JSON merged.
   local cases
   if [[ $quick = 1 ]]; then
-    cases=("resnet50|mini|fp32,amp|8,16|--channels-last" "transformer|mini|amp|256|" "gnmt|mini|amp|8|" "ncf|mini|fp32|4096|")
+    cases=("resnet50|mini|fp32,amp|8,16|--channels-last" "ssd|mini|fp32|8|" "transformer|mini|amp|256|" "gnmt|mini|amp|8|"
+      "ncf|mini|fp32|4096|")
   else
-    cases=("resnet50||fp32,amp|128,256|--channels-last" "transformer||amp|5120|" "gnmt||amp|128|" "ncf||fp32|65536|")
+    cases=("resnet50||fp32,amp|128,256|--channels-last" "ssd||fp32,amp|32,64|" "transformer||amp|5120|" "gnmt||amp|128|"
+      "ncf||fp32|65536|")
   fi
   echo | tee -a "$summary"
   echo "== bench ($device)" | tee -a "$summary"
