@@ -179,6 +179,16 @@ struct SsdSettings : ComputeSettings {
     return o;
   }
 
+  // The evaluation's post-processing, which the inference bench times as well.
+  common::DetectionOptions detection_options() const {
+    common::DetectionOptions o;
+    o.score_threshold = score_threshold;
+    o.max_candidates_per_class = max_candidates_per_class;
+    o.nms_iou_threshold = nms_iou_threshold;
+    o.max_detections_per_image = max_detections_per_image;
+    return o;
+  }
+
   coco::SyntheticCocoSpec synthetic_spec() const {
     coco::SyntheticCocoSpec spec = synthetic;
     spec.seed = static_cast<uint64_t>(synthetic_data_seed);
@@ -220,6 +230,16 @@ Ssd300 make_model(const SsdSettings& s, int64_t num_classes) {
                     .image_size(s.image_size)
                     .extra_strides(s.extra_strides)
                     .boxes_per_location(s.boxes_per_location()));
+}
+
+// The training step of `model` (moved to options.device) with SGD at `learning_rate` and the default
+// boxes of its maps: what training and the bench both step through.
+std::unique_ptr<SsdTrainer> make_trainer(const SsdSettings& s, Ssd300 model, double learning_rate, const World& world,
+                                         TrainStepOptions options) {
+  model->to(options.device);
+  const common::DefaultBoxes defaults = common::make_default_boxes(s.default_box_options(model->feature_sizes()));
+  return std::make_unique<SsdTrainer>(model, defaults, make_ssd_sgd(model, learning_rate, s.momentum, s.weight_decay),
+                                      world, options);
 }
 
 // A host batch's images as a tensor on `device`, and its targets, without skipped slots.
@@ -285,12 +305,7 @@ class SsdWorkload final : public Workload {
     torch::manual_seed(seed_);
     Ssd300 model = make_model(s, train_annotations_.num_classes());
     if (!s.backbone_checkpoint.empty()) load_backbone_checkpoint(model->backbone, s.backbone_checkpoint);
-    model->to(device_);
-    const common::DefaultBoxes defaults =
-        common::make_default_boxes(s.default_box_options(model->feature_sizes()));
-    trainer_ = std::make_unique<SsdTrainer>(model, defaults,
-                                            make_ssd_sgd(model, s.base_learning_rate, s.momentum, s.weight_decay),
-                                            *world_, TrainStepOptions{precision_, device_});
+    trainer_ = make_trainer(s, model, s.base_learning_rate, *world_, TrainStepOptions{precision_, device_});
     const int64_t steps = sampler_->num_batches();
     boundary_steps_.clear();
     for (const int64_t epoch : s.decay_boundary_epochs) boundary_steps_.push_back(epoch * steps);
@@ -362,11 +377,7 @@ class SsdWorkload final : public Workload {
     std::vector<std::vector<int32_t>> plan = part_in_batches(images, world_->size(), world_->rank(), s.eval_batch_size);
     const size_t batches = plan.size();
     eval_->start(std::move(plan), epoch);
-    common::DetectionOptions options;
-    options.score_threshold = s.score_threshold;
-    options.max_candidates_per_class = s.max_candidates_per_class;
-    options.nms_iou_threshold = s.nms_iou_threshold;
-    options.max_detections_per_image = s.max_detections_per_image;
+    const common::DetectionOptions options = s.detection_options();
     // This rank's detections as rows of 7 doubles: image id, category id, x, y, w, h (pixels), score.
     std::vector<double> rows;
     for (size_t b = 0; b < batches; ++b) {
@@ -457,16 +468,12 @@ std::unique_ptr<BenchStep> make_model_bench_step(const SsdSettings& s, const Ben
   const int64_t classes = s.data_source == SsdSettings::DataSource::kCoco ? 80 : s.synthetic.categories;
   const int64_t shards = shards_per_rank(s.gradient_shards, world.size(), "gradient_shards");
   torch::manual_seed(0);
-  Ssd300 model = make_model(s, classes);
-  model->to(device);
-  const common::DefaultBoxes defaults = common::make_default_boxes(s.default_box_options(model->feature_sizes()));
-  auto trainer = std::make_shared<SsdTrainer>(model, defaults, make_ssd_sgd(model, 1e-4, s.momentum, s.weight_decay),
-                                              world, TrainStepOptions{precision, device});
+  std::shared_ptr<SsdTrainer> trainer =
+      make_trainer(s, make_model(s, classes), 1e-4, world, TrainStepOptions{precision, device});
   const torch::Tensor images = torch::randn({batch, 3, s.image_size, s.image_size}).to(device);
   DeviceBenchStep::Spec bench{device, precision, batch, "images", "nchw"};
   if (spec.mode == BenchMode::kInference) {
-    common::DetectionOptions options;
-    options.max_detections_per_image = s.max_detections_per_image;
+    const common::DetectionOptions options = s.detection_options();
     return std::make_unique<DeviceBenchStep>(bench, [=] {
       trainer->model()->eval();
       torch::NoGradGuard no_grad;
