@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "compliance/log_history.h"
 #include "compliance/mllog_keys.h"
 #include "compliance/rule_set.h"
+#include "compliance/run_summary.h"
 #include "base/user_error.h"
 
 namespace mlh {
@@ -197,6 +199,17 @@ class Checker {
   std::set<std::string> reached_;
 };
 
+// A run resumed from a checkpoint times only its resumed part: whatever its rules say, it is no
+// compliant result (one failure, at its first mlharness_resumed_from line).
+std::optional<RuleFailure> resumed_run_failure(const std::vector<LogRecord>& records) {
+  for (const LogRecord& record : records) {
+    if (record.key != keys::kResumedFrom) continue;
+    return RuleFailure{keys::kResumedFrom, "resumed", record.line_number,
+                       resumed_run_reason(read_resumed_from(record.value)), ""};
+  }
+  return std::nullopt;
+}
+
 std::string format_of_ruleset(const std::string& ruleset) {
   const std::optional<RuleFile> common = load_rule_file(ruleset, "common");
   return common ? common->format : "";
@@ -233,6 +246,7 @@ CheckResult check_log(const ParsedLog& log, const std::string& requested_ruleset
     throw UserError("unknown compliance ruleset '" + result.ruleset + "' (known: " + join(rulesets, ", ") + ")");
   }
 
+  if (std::optional<RuleFailure> resumed = resumed_run_failure(log.records)) result.failures.push_back(*resumed);
   for (const LogParseError& error : log.errors) {
     const bool truncated = log.truncated_last_line && &error == &log.errors.back();
     result.failures.push_back({"", "parse", error.line_number,

@@ -1,6 +1,8 @@
 // The MLPerf compliance checker: judges a parsed log against a rule set (compliance/rules/<ruleset>/,
 // the vocabulary in compliance/rules/README.md) the way the official mlperf_logging checker does for
 // 0.6.0 and 0.7.0, plus mlharness's own NCF rules (0.7.0 closed_ncf, and 0.5.0 for v0.5 logs).
+// A log of a run resumed from a checkpoint (mlharness_resumed_from) fails whatever the rules say:
+// its time to train covers only the resumed part.
 #pragma once
 
 #include <string>
@@ -12,7 +14,7 @@ namespace mlh {
 
 struct RuleFailure {
   std::string key;        // the log key the rule is about; empty for whole-log failures
-  std::string rule;       // "count", "value", "metadata", "after", "reaches", "parse", "rules", ...
+  std::string rule;       // "count", "value", "metadata", "after", "reaches", "parse", "rules", "resumed", ...
   int line_number = 0;    // the offending line; 0 when the failure is about the whole log
   std::string message;    // what is wrong
   std::string file;       // the rule file: "0.7.0/closed_gnmt"; empty for parse failures
@@ -24,7 +26,8 @@ struct CheckResult {
   std::string ruleset;
   std::string benchmark;               // as the log names it; empty when it names none
   bool passed = false;
-  std::vector<RuleFailure> failures;   // every failed rule, in log order, then the end-of-log ones
+  // A resumed run first; then every failed rule, in log order, then the end-of-log ones.
+  std::vector<RuleFailure> failures;
   std::vector<std::string> warnings;   // e.g. an exactly_one key repeated with the same value
 };
 

@@ -101,6 +101,8 @@ inline constexpr const char* kQualityBaseline = "mlharness_quality_baseline";
 inline constexpr const char* kTrainThroughput = "mlharness_train_samples_per_second";
 inline constexpr const char* kTrainLoss = "mlharness_train_loss";  // an epoch's mean, all ranks
 inline constexpr const char* kPrecision = "mlharness_precision";  // what fp32 / amp meant on this device
+// The run continued from a checkpoint: {"epoch": last epoch it had finished, "checkpoint", "log_file"}.
+inline constexpr const char* kResumedFrom = "mlharness_resumed_from";
 
 // Metadata field names.
 inline constexpr const char* kMetaEpochNum = "epoch_num";

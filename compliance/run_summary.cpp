@@ -73,7 +73,13 @@ RunSummary summarize_run(const ParsedLog& log) {
     else if (r.key == "eval_target" && r.value.is_number()) run.target = r.value.get<double>();
     else if (r.key == keys::kEffectiveConfig && r.value.is_object() && run.effective_config.is_null())
       run.effective_config = r.value;
-    else if (r.key == keys::kRunStart && !run.run_start_ms) run.run_start_ms = r.time_ms;
+    else if (r.key == keys::kResumedFrom && !run.resumed) {
+      const ResumedFrom resumed = read_resumed_from(r.value);
+      run.resumed = true;
+      run.resumed_from_epoch = resumed.epoch;
+      run.resumed_from_checkpoint = resumed.checkpoint;
+      run.resumed_from_log = resumed.log_file;
+    } else if (r.key == keys::kRunStart && !run.run_start_ms) run.run_start_ms = r.time_ms;
     else if (r.key == keys::kRunStop && !run.run_stop_ms) {
       run.run_stop_ms = r.time_ms;
       run.status = stop_status(r);
@@ -99,6 +105,22 @@ RunSummary summarize_run(const ParsedLog& log) {
     run.converged = run.evals.back().value.get<double>() >= *run.target;
   if (run.converged) run.epochs_to_converge = run.evals.back().epoch;
   return run;
+}
+
+ResumedFrom read_resumed_from(const nlohmann::json& value) {
+  ResumedFrom resumed;
+  if (!value.is_object()) return resumed;
+  if (value.contains("epoch")) resumed.epoch = integer_value(value["epoch"]);
+  if (value.contains("checkpoint")) resumed.checkpoint = string_value(value["checkpoint"]);
+  if (value.contains("log_file")) resumed.log_file = string_value(value["log_file"]);
+  return resumed;
+}
+
+std::string resumed_run_reason(const ResumedFrom& resumed) {
+  std::string text = "resumed from a checkpoint";
+  if (resumed.epoch) text += " after epoch " + std::to_string(*resumed.epoch);
+  if (!resumed.checkpoint.empty()) text += " (" + resumed.checkpoint + ")";
+  return text + ": a resumed run's time to train is not a compliant result";
 }
 
 }  // namespace mlh

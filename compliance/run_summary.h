@@ -8,7 +8,9 @@
 //   {"success": true}) and, when the log names its target (eval_target) and the accuracy is a
 //   number, the last eval_accuracy before run_stop reaches it;
 // - epochs to converge = the epoch of the last eval_accuracy before that run_stop (v0.6+:
-//   metadata.epoch_num, epochs counted from 1; v0.5: value.epoch, counted from 0, so + 1).
+//   metadata.epoch_num, epochs counted from 1; v0.5: value.epoch, counted from 0, so + 1);
+// - a run resumed from a checkpoint (mlharness_resumed_from) times only its resumed part, so it is
+//   no compliant result and no scored run (resumed_run_reason says why, for check and score alike).
 #pragma once
 
 #include <cstdint>
@@ -43,6 +45,10 @@ struct RunSummary {
   std::optional<double> target;              // eval_target, when logged as a number
   std::vector<EvalAccuracyPoint> evals;      // every eval_accuracy, in log order
   nlohmann::json effective_config;           // mlharness_effective_config (null in others' logs)
+  bool resumed = false;                      // the log has a mlharness_resumed_from line
+  std::optional<int64_t> resumed_from_epoch;  // the last epoch its checkpoint had finished
+  std::string resumed_from_checkpoint;        // the checkpoint's path ("" when the line does not say)
+  std::string resumed_from_log;               // the interrupted run's log ("" when the line does not say)
   bool converged = false;
   std::optional<double> epochs_to_converge;  // set when converged
   std::vector<std::string> problems;          // why it cannot be used: no run_start, parse errors, ...
@@ -53,5 +59,17 @@ struct RunSummary {
 };
 
 RunSummary summarize_run(const ParsedLog& log);
+
+// What a mlharness_resumed_from line's value says (fields the value lacks stay empty).
+struct ResumedFrom {
+  std::optional<int64_t> epoch;
+  std::string checkpoint;
+  std::string log_file;
+};
+ResumedFrom read_resumed_from(const nlohmann::json& value);
+
+// "resumed from a checkpoint after epoch 5 (results/.../epoch_0005): a resumed run's time to train is
+// not a compliant result"; without the epoch or the checkpoint, the text leaves them out.
+std::string resumed_run_reason(const ResumedFrom& resumed);
 
 }  // namespace mlh

@@ -77,6 +77,8 @@ std::optional<ScoringRule> scoring_rule(const std::string& benchmark) {
 
 std::string failure_reason(const RunSummary& run) {
   if (!run.problems.empty()) return run.problems.front();
+  if (run.resumed)
+    return resumed_run_reason({run.resumed_from_epoch, run.resumed_from_checkpoint, run.resumed_from_log});
   if (run.status != "success") return "run_stop status '" + run.status + "'";
   if (run.evals.empty()) return "no eval_accuracy before run_stop";
   if (!run.converged && run.target && run.evals.back().value.is_number())

@@ -4,10 +4,11 @@
 // Per run: time to train = run_stop - run_start in minutes. Score = olympic mean of the required
 // number of runs: drop the fastest and the slowest, average the rest; a run that did not converge
 // (run_stop status not success, target not reached, or a log that cannot be used: no run_start, no
-// run_stop, parse errors, or a compliance failure the caller passes in) counts as the dropped
-// slowest, and more than one such run makes the score invalid. The run count must be the rule's:
-// too few or too many (the official tools take exactly N files) make the score invalid; the
-// olympic mean of the runs present is then still given, marked as not an MLPerf score.
+// run_stop, parse errors, a run resumed from a checkpoint, whose time covers only the resumed part,
+// or a compliance failure the caller passes in) counts as the dropped slowest, also in the RCP test
+// (scored_epochs), and more than one such run makes the score invalid. The run count must be the
+// rule's: too few or too many (the official tools take exactly N files) make the score invalid;
+// the olympic mean of the runs present is then still given, marked as not an MLPerf score.
 // NCF (v0.5 rule): 100 runs; the first 50 that converge, by run_start, are scored: drop the best
 // and the worst, mean of 48.
 #pragma once
@@ -63,7 +64,8 @@ struct BenchmarkScore {
 BenchmarkScore score_benchmark(const std::string& benchmark, const std::vector<RunSummary>& runs,
                                const std::map<std::string, std::string>& rejected = {});
 
-// Why a run counts as not converged, "" when it converged.
+// Why a run counts as not converged ("resumed from a checkpoint after epoch 5 ...", "run_stop status
+// 'aborted'", ...), "" when it converged.
 std::string failure_reason(const RunSummary& run);
 
 }  // namespace mlh

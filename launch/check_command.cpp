@@ -23,7 +23,8 @@ const char* kCheckUsage = R"(usage: mlharness check LOG... [--ruleset 0.7.0|0.6.
 
 Checks each MLPerf training log against the compliance rules of its ruleset (by default the one of
 its line format: :::MLLOG -> 0.7.0, :::MLL -> 0.6.0, :::MLPv0.5.0 -> 0.5.0) and its benchmark
-(submission_benchmark). Prints PASS or FAIL per log, each failed rule below it.
+(submission_benchmark). Prints PASS or FAIL per log, each failed rule below it. A run resumed from a
+checkpoint (mlharness_resumed_from) FAILs: its time to train covers only the resumed part.
 Exit status: 0 all pass, 1 some fail, 2 some file unreadable or not a log.
 )";
 

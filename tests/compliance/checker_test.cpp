@@ -491,6 +491,58 @@ TEST(CheckNcf, MllogRunsFollowOurNcfRules) {
   EXPECT_TRUE(check_log(parse_log_text(mllog_text(open))).passed) << "open division: only the target";
 }
 
+// ---------------------------------------------------------------------------------------------
+// A run resumed from a checkpoint: its time to train covers only the resumed part, so it fails.
+
+constexpr const char* kResumedCheckpoint = "results/1xCPU/ncf/result_0.checkpoints/epoch_0005";
+constexpr const char* kResumedMessage =
+    "line 8: mlharness_resumed_from: resumed: resumed from a checkpoint after epoch 5 "
+    "(results/1xCPU/ncf/result_0.checkpoints/epoch_0005): a resumed run's time to train is not a compliant result";
+
+// The log the engine writes when it resumes after `epoch`: the mlharness_resumed_from line just after
+// init_start (line 8 of a run_log), and epochs counted on from epoch + 1.
+Lines resumed_after(Lines lines, int epoch) {
+  for (Line& line : lines) {
+    for (const char* field : {"epoch_num", "first_epoch_num"}) {
+      if (line.metadata.is_object() && line.metadata.contains(field)) line.metadata[field] = line.metadata[field].get<int>() + epoch;
+    }
+  }
+  const auto init_start = std::find_if(lines.begin(), lines.end(), [](const Line& line) { return line.key == "init_start"; });
+  const Line resumed = {init_start->time_ms + 5, "mlharness_resumed_from",
+                        {{"epoch", epoch}, {"checkpoint", kResumedCheckpoint}, {"log_file", "results/1xCPU/ncf/result_0.txt"}},
+                        {}};
+  lines.insert(init_start + 1, resumed);
+  return lines;
+}
+
+TEST(CheckResumed, AResumedRunFailsWithOneMessage) {
+  const Lines good = run_log("ncf", kNcfHyperparameters, {0.61, 0.6361});
+  const CheckResult passing = check_log(parse_log_text(mllog_text(good)));
+  EXPECT_TRUE(passing.passed) << all_failures(passing);
+
+  const CheckResult resumed = check_log(parse_log_text(mllog_text(resumed_after(good, 5))));
+  EXPECT_FALSE(resumed.passed);
+  ASSERT_EQ(resumed.failures.size(), 1u) << all_failures(resumed);
+  EXPECT_EQ(resumed.failures.front().key, "mlharness_resumed_from");
+  EXPECT_EQ(resumed.failures.front().rule, "resumed");
+  EXPECT_EQ(resumed.failures.front().to_string(), kResumedMessage);
+
+  // An official benchmark's rules let the key through (unknown keys are ignored); the verdict is ours.
+  EXPECT_TRUE(check_log(parse_log_text(mllog_text(good_gnmt())), "0.7.0").passed);
+  const CheckResult gnmt = check_log(parse_log_text(mllog_text(resumed_after(good_gnmt(), 2))));
+  ASSERT_EQ(gnmt.failures.size(), 1u) << all_failures(gnmt);
+  EXPECT_THAT(gnmt.failures.front().message, HasSubstr("resumed from a checkpoint after epoch 2"));
+}
+
+TEST(CheckResumed, TheRestOfAResumedLogIsStillChecked) {
+  const Lines broken = with_value(run_log("ncf", kNcfHyperparameters, {0.61, 0.6361}), "eval_hp_num_neg", 99);
+  const CheckResult result = check_log(parse_log_text(mllog_text(resumed_after(broken, 5))));
+  EXPECT_FALSE(result.passed);
+  ASSERT_EQ(result.failures.size(), 2u) << all_failures(result);
+  EXPECT_EQ(result.failures[0].to_string(), kResumedMessage);
+  EXPECT_THAT(result.failures[1].to_string(), HasSubstr("eval_hp_num_neg: value: 99 is not equal to 999 [0.7.0/closed_ncf]"));
+}
+
 std::string v05_ncf_log(const std::string& success, double best_accuracy) {
   std::string text;
   auto line = [&text](const std::string& rest) { text += ":::MLPv0.5.0 ncf 1538679544.123456789 (ncf.py:1) " + rest + "\n"; };

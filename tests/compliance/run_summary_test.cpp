@@ -73,6 +73,47 @@ TEST(RunSummary, AnAbortedOrUnfinishedRunDidNotConverge) {
   EXPECT_EQ(cut.problems.front(), "the log ends in the middle of a line");
 }
 
+// The line the engine writes between init_start and run_start when it resumes from a checkpoint.
+constexpr const char* kResumedLine =
+    R"(:::MLLOG {"namespace": "", "time_ms": 1500, "event_type": "POINT", "key": "mlharness_resumed_from", "value": {"epoch": 5, "checkpoint": "results/1xCPU/ncf/result_0.checkpoints/epoch_0005", "log_file": "results/1xCPU/ncf/result_0.txt"}, "metadata": {"file": "a", "lineno": 1}}
+)";
+constexpr const char* kResumedRun =
+    R"(:::MLLOG {"namespace": "", "time_ms": 2000, "event_type": "INTERVAL_START", "key": "run_start", "value": null, "metadata": {"file": "a", "lineno": 1}}
+:::MLLOG {"namespace": "", "time_ms": 3000, "event_type": "POINT_IN_TIME", "key": "eval_accuracy", "value": 0.6, "metadata": {"file": "a", "lineno": 1, "epoch_num": 6}}
+:::MLLOG {"namespace": "", "time_ms": 62000, "event_type": "INTERVAL_END", "key": "run_stop", "value": null, "metadata": {"file": "a", "lineno": 1, "status": "success"}}
+)";
+
+TEST(RunSummary, ReadsWhereAResumedRunResumedFrom) {
+  const RunSummary normal = summarize_run(parse_log_text(kResumedRun));
+  EXPECT_FALSE(normal.resumed);
+  EXPECT_FALSE(normal.resumed_from_epoch.has_value());
+
+  const RunSummary run = summarize_run(parse_log_text(std::string(kResumedLine) + kResumedRun));
+  EXPECT_TRUE(run.usable());
+  EXPECT_TRUE(run.converged) << "the log itself reached its target; scoring and checking reject it";
+  EXPECT_EQ(run.epochs_to_converge, 6.0);
+  EXPECT_TRUE(run.resumed);
+  EXPECT_EQ(run.resumed_from_epoch, 5);
+  EXPECT_EQ(run.resumed_from_checkpoint, "results/1xCPU/ncf/result_0.checkpoints/epoch_0005");
+  EXPECT_EQ(run.resumed_from_log, "results/1xCPU/ncf/result_0.txt");
+  EXPECT_EQ(resumed_run_reason(read_resumed_from(nlohmann::json::parse(
+                R"({"epoch": 5, "checkpoint": "results/1xCPU/ncf/result_0.checkpoints/epoch_0005"})"))),
+            "resumed from a checkpoint after epoch 5 (results/1xCPU/ncf/result_0.checkpoints/epoch_0005): a resumed "
+            "run's time to train is not a compliant result");
+}
+
+TEST(RunSummary, AResumedLineWithoutItsFieldsStillMarksTheRunResumed) {
+  const RunSummary run = summarize_run(parse_log_text(
+      R"(:::MLLOG {"namespace": "", "time_ms": 1500, "event_type": "POINT", "key": "mlharness_resumed_from", "value": null, "metadata": {"file": "a", "lineno": 1}}
+)" + std::string(kResumedRun)));
+  EXPECT_TRUE(run.resumed);
+  EXPECT_FALSE(run.resumed_from_epoch.has_value());
+  EXPECT_EQ(run.resumed_from_checkpoint, "");
+  EXPECT_EQ(resumed_run_reason(read_resumed_from(nullptr)),
+            "resumed from a checkpoint: a resumed run's time to train is not a compliant result");
+  EXPECT_EQ(read_resumed_from(nlohmann::json::parse(R"({"epoch": "7"})")).epoch, 7);
+}
+
 TEST(OlympicMean, DropsFastestAndSlowestAndCountsOneFailureAsTheSlowest) {
   EXPECT_DOUBLE_EQ(*olympic_mean({5.0, 1.0, 3.0, 4.0, 2.0}), 3.0);
   EXPECT_DOUBLE_EQ(*olympic_mean({5.0, 1.0, std::nullopt, 4.0, 2.0}), (2.0 + 4.0 + 5.0) / 3);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,58 @@ TEST(Score, LogsWithoutRunStopOrWithACallerRejectionCountAsFailed) {
   for (const SeedRow& row : score.runs)
     if (!row.converged) failures.push_back(row.failure);
   EXPECT_EQ(failures, (std::vector<std::string>{"fails compliance: no init_start", "no run_stop"}));
+}
+
+// `spec`'s run, resumed from a checkpoint after epoch 5: its log has the engine's mlharness_resumed_from line.
+RunSummary resumed_summary_of(const RunSpec& spec) {
+  const double start = kStartMs + spec.start_offset_minutes * 60000;
+  ParsedLog log = parse_log_text(
+      mllog_line("mlharness_resumed_from", {{"epoch", 5}, {"checkpoint", "r/result_0.checkpoints/epoch_0005"}}, start - 500) +
+      log_text(spec));
+  log.path = spec.path;
+  return summarize_run(log);
+}
+
+TEST(Score, AResumedRunIsNotScoredAndSaysWhy) {
+  std::vector<RunSummary> runs = resnet_runs({14, 10, 12, 13, 11});
+  ASSERT_DOUBLE_EQ(*score_benchmark("resnet", runs).score_minutes, 12.0);
+  runs[1] = resumed_summary_of({"r/result_1.txt", 2, 100, 10, true, 36});
+  ASSERT_TRUE(runs[1].converged) << "its own log reached the target";
+
+  // The resumed run (10 minutes, the fastest) counts as the dropped slowest: (12 + 13 + 14) / 3.
+  const BenchmarkScore score = score_benchmark("resnet", runs);
+  ASSERT_TRUE(score.score_minutes) << score.invalid_reason;
+  EXPECT_DOUBLE_EQ(*score.score_minutes, 13.0);
+  EXPECT_EQ(score.not_converged, 1);
+  ASSERT_EQ(score.runs.size(), 5u);
+  EXPECT_EQ(score.runs[1].path, "r/result_1.txt");
+  EXPECT_FALSE(score.runs[1].converged);
+  EXPECT_FALSE(score.runs[1].epochs_to_converge);
+  EXPECT_EQ(score.runs[1].failure,
+            "resumed from a checkpoint after epoch 5 (r/result_0.checkpoints/epoch_0005): a resumed run's time to "
+            "train is not a compliant result");
+  // Nor do its epochs enter the RCP test.
+  const std::vector<std::optional<double>> epochs = score.scored_epochs();
+  ASSERT_EQ(epochs.size(), 5u);
+  EXPECT_FALSE(epochs[1].has_value());
+  EXPECT_EQ(epochs[0], 36.0);
+
+  runs[3] = resumed_summary_of({"r/result_3.txt", 4, 300, 13, true, 36});
+  EXPECT_EQ(score_benchmark("resnet", runs).invalid_reason, "2 of 5 runs did not converge; at most 1 may");
+}
+
+TEST(Score, AResumedNcfRunIsNotAmongTheFirstFiftyConverged) {
+  std::vector<RunSpec> specs;
+  for (int i = 0; i < 100; ++i)
+    specs.push_back({"n/result_" + std::to_string(i) + ".txt", i + 1, static_cast<double>(i) * 10, 2, true, 3, "ncf"});
+  std::vector<RunSummary> runs = runs_of(specs);
+  runs[0] = resumed_summary_of(specs[0]);
+  const BenchmarkScore score = score_benchmark("ncf", runs);
+  ASSERT_TRUE(score.score_minutes) << score.invalid_reason;
+  EXPECT_FALSE(score.runs[0].scored);
+  EXPECT_NE(score.runs[0].failure.find("resumed from a checkpoint after epoch 5"), std::string::npos);
+  EXPECT_TRUE(score.runs[50].scored) << "the 51st run takes the resumed one's place";
+  EXPECT_FALSE(score.runs[51].scored);
 }
 
 TEST(Score, RunsAreOrderedByStartAndDuplicateSeedsWarn) {
