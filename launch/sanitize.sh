@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The parsers and the harness under AddressSanitizer + UndefinedBehaviorSanitizer, and every fuzz
+# target briefly: configures and builds build-asan with clang (-DMLH_SANITIZE=ON -DMLH_FUZZ=ON),
+# only the unit test binaries of compliance, report, harness and datasets and the fuzz/ targets, runs
+# those unit tests, then each fuzz target for 15 s on its committed corpus (fuzz/corpus/<name>).
+# Any sanitizer report, failing test or fuzz finding fails the script. Installs clang if missing.
+#   bash launch/sanitize.sh
+#   MLH_FUZZ_SECONDS=600 bash launch/sanitize.sh    longer fuzz runs
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${MLH_ASAN_BUILD_DIR:-build-asan}
+fuzz_seconds=${MLH_FUZZ_SECONDS:-15}
+jobs=$(nproc)
+
+# clang (Debian 12's clang 14, with the sanitizer and libFuzzer runtimes), installed as setup.sh
+# installs the rest; setup.sh --build has installed everything else.
+if ! command -v clang++ > /dev/null; then
+  echo "installing: clang"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -q --no-install-recommends clang
+fi
+CC=clang CXX=clang++ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DMLH_SANITIZE=ON -DMLH_FUZZ=ON > "$build_dir.configure.log" 2>&1 || {
+  cat "$build_dir.configure.log" >&2; exit 1; }
+
+parts=(compliance report harness datasets)
+targets=()
+for part in "${parts[@]}"; do
+  targets+=($(sed -n 's/^mlh_add_tests(\([A-Za-z0-9_]*\).*/\1/p' "tests/$part/CMakeLists.txt"))
+done
+fuzzers=()
+for source in fuzz/fuzz_*.cpp; do fuzzers+=("$(basename "$source" .cpp)"); done
+echo "== building ${#targets[@]} unit test binaries and ${#fuzzers[@]} fuzz targets in $build_dir =="
+cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" "${fuzzers[@]}"
+
+echo "== unit tests of ${parts[*]} under ASan + UBSan =="
+for part in "${parts[@]}"; do
+  (cd "$build_dir/tests/$part" && ctest --output-on-failure -j "$jobs" -L unit)
+done
+
+echo "== each fuzz target for ${fuzz_seconds} s on its corpus =="
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for fuzzer in "${fuzzers[@]}"; do
+  name=${fuzzer#fuzz_}
+  mkdir -p "$work/$name"
+  if ! "$build_dir/fuzz/$fuzzer" -max_total_time="$fuzz_seconds" -rss_limit_mb=4096 -timeout=10 \
+      -artifact_prefix="$work/$name-" "$work/$name" "fuzz/corpus/$name" > "$work/$name.log" 2>&1; then
+    tail -n 60 "$work/$name.log" >&2
+    echo "sanitize.sh: $fuzzer found a crash, hang, leak or an exception other than UserError" >&2
+    exit 1
+  fi
+  echo "$fuzzer: $(grep -E '^#[0-9]+[[:space:]]+DONE' "$work/$name.log" | tail -n 1)"
+done
+echo "sanitize.sh: all clean"
