@@ -11,7 +11,7 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(EnergyMeter, OnTheCpuItIsUnavailableAndSaysWhy) {
-  EnergyMeter meter(torch::Device(torch::kCPU));
+  EnergyMeter meter{torch::Device(torch::kCPU)};
   EXPECT_FALSE(meter.available());
   EXPECT_EQ(meter.source(), "the run is on the CPU (NVML measures GPUs)");
   meter.start();
