@@ -12,7 +12,9 @@
 
 #include "compliance/mllog_keys.h"
 #include "base/user_error.h"
+#include "harness/checkpoint.h"
 #include "harness/energy_meter.h"
+#include "harness/interrupt.h"
 #include "harness/platform.h"
 #include "harness/results.h"
 #include "harness/throughput_meter.h"
@@ -43,6 +45,48 @@ bool drop_from_page_cache(const std::vector<std::string>& files) {
     ::close(fd);
   }
   return all;
+}
+
+// This process's resident memory (RSS), in MiB.
+double resident_mib() {
+  long pages = 0, resident = 0;
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (statm == nullptr) return 0;
+  const int read = std::fscanf(statm, "%ld %ld", &pages, &resident);
+  std::fclose(statm);
+  return read == 2 ? static_cast<double>(resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0) : 0;
+}
+
+// The checkpoint to resume from, found on rank 0 and checked on every rank against this run.
+FoundCheckpoint resume_point(const RunOptions& options, const World& world, const nlohmann::json& effective_config,
+                             int64_t max_epochs) {
+  FoundCheckpoint found;
+  std::string manifest_text;
+  if (world.is_root()) {
+    found = find_checkpoint(options.resume);
+    manifest_text = found.manifest.to_json().dump();
+  }
+  found.path = world.broadcast_string(found.path);
+  found.manifest = CheckpointManifest::from_json(nlohmann::json::parse(world.broadcast_string(manifest_text)), found.path);
+  const CheckpointManifest& m = found.manifest;
+  const std::string where = "--resume: checkpoint " + found.path;
+  if (m.workload != options.workload)
+    throw UserError(where + " is of workload '" + m.workload + "', not '" + options.workload + "'");
+  if (m.world_size != world.size())
+    throw UserError(where + " was written by " + std::to_string(m.world_size) + " ranks; resume it with mpirun -np " +
+                    std::to_string(m.world_size) + " (this job has " + std::to_string(world.size()) + ")");
+  if (options.seed && *options.seed != m.seed)
+    throw UserError(where + " is of seed " + std::to_string(m.seed) + ", not " + std::to_string(*options.seed) +
+                    " (leave --seed out to take the checkpoint's)");
+  std::string differing;
+  for (const auto& [key, value] : effective_config.items())
+    if (!m.effective_config.contains(key) || m.effective_config[key] != value)
+      differing += (differing.empty() ? "" : ", ") + key + " (" + value.dump() + " here, " +
+                   (m.effective_config.contains(key) ? m.effective_config[key].dump() : std::string("absent")) + " there)";
+  if (!differing.empty()) throw UserError(where + " was written with other settings: " + differing);
+  if (m.finished || m.epoch >= max_epochs)
+    throw UserError(where + " is of a run that ended after epoch " + std::to_string(m.epoch) + ": nothing to resume");
+  return found;
 }
 
 }  // namespace
@@ -111,8 +155,12 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   engine.validate();
   workload.validate_settings();
   const EvalSchedule schedule = engine.eval_schedule();
+  if (options.checkpoint_every_epochs < 0) throw UserError("--checkpoint-every must be 0 (none) or more epochs");
+  if (options.checkpoints_kept < 1) throw UserError("--keep-checkpoints must be 1 or more");
 
-  const uint64_t seed = options.seed ? *options.seed : std::random_device{}();
+  std::optional<FoundCheckpoint> resumed;
+  if (!options.resume.empty()) resumed = resume_point(options, launched_world, config.effective(), schedule.max_epochs());
+  const uint64_t seed = resumed ? resumed->manifest.seed : options.seed ? *options.seed : std::random_device{}();
   const int threads =
       configure_threads(launched_world, static_cast<int>(engine.blas_threads), static_cast<int>(engine.intra_op_threads));
   const torch::Device device = rank_device(launched_world, engine.device);
@@ -136,7 +184,8 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   // mpirun hands its ranks a pseudo-terminal even when its own output is a pipe: under it, plain lines.
   const bool interactive = world.is_root() && world.size() == 1 && isatty(STDOUT_FILENO);
   ThroughputMeter meter(engine.throughput_warmup_steps);
-  Progress progress(meter, {world.is_root() && !options.quiet, interactive, 10.0, stdout});
+  const InterruptWatch interrupts(world);
+  Progress progress(meter, {world.is_root() && !options.quiet, interactive, 10.0, stdout, [&] { interrupts.check(); }});
 
   proto::RunResult result;
   result.set_workload(options.workload);
@@ -205,6 +254,50 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
 
     if (device.is_cuda() && !energy.available()) progress.message("energy not measured: " + energy.source());
 
+    int64_t first_epoch = 1;
+    if (resumed) {
+      const CheckpointManifest& m = resumed->manifest;
+      for (const std::string& refused : resumed->refused) progress.message("checkpoint refused: " + refused);
+      const TrainingState state = read_rank_state(resumed->path, world.rank());
+      workload.load_state(state);
+      restore_random_streams(state, device);
+      first_epoch = m.epoch + 1;
+      logger.event(keys::kResumedFrom, {{"epoch", m.epoch}, {"checkpoint", resumed->path}, {"log_file", m.log_file}});
+      if (world.is_root()) {
+        const proto::RunResult before = run_result_from_json(m.record_json);
+        result.mutable_evals()->CopyFrom(before.evals());
+        result.mutable_epochs()->CopyFrom(before.epochs());
+        result.set_skipped_steps(before.skipped_steps());
+      }
+      result.mutable_resumed_from()->set_checkpoint(resumed->path);
+      result.mutable_resumed_from()->set_epoch(m.epoch);
+      result.mutable_resumed_from()->set_log_file(m.log_file);
+      progress.message("resuming after epoch " + std::to_string(m.epoch) + " from " + resumed->path +
+                       " (a resumed run's time to train is not a compliant result)");
+    }
+    const std::string checkpoint_folder =
+        options.checkpoint_every_epochs > 0 && world.is_root() ? checkpoint_folder_for_log(paths.log_file) : "";
+    // After `epoch` (and its evaluation, when it ends a block); `finished` when the run ends there.
+    auto save_checkpoint = [&](int64_t epoch, bool finished) {
+      TrainingState state;
+      workload.save_state(state);
+      save_random_streams(state, device);
+      CheckpointManifest manifest;
+      manifest.epoch = epoch;
+      manifest.finished = finished;
+      manifest.workload = options.workload;
+      manifest.seed = seed;
+      manifest.effective_config = config.effective();
+      manifest.log_file = paths.log_file;
+      if (world.is_root()) manifest.record_json = run_result_to_json(result);
+      const std::string written =
+          write_checkpoint(world, checkpoint_folder, manifest, state, options.checkpoints_kept);
+      if (world.is_root()) result.set_last_checkpoint(written);
+    };
+    auto checkpoint_due = [&](int64_t epoch) {
+      return options.checkpoint_every_epochs > 0 && epoch % options.checkpoint_every_epochs == 0;
+    };
+
     world.comm().barrier();
     const int64_t init_stop_ms = logger.end(keys::kInitStop);
     const int64_t run_start_ms = logger.start(keys::kRunStart);
@@ -216,65 +309,86 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     bool converged = false;
     std::string abort_reason;
     int64_t epochs_run = 0;
+    int interrupt_signal = 0;
     Quality quality;
-    for (int64_t first = 1; first <= schedule.max_epochs() && !converged && abort_reason.empty();) {
-      const EvalBlock block = schedule.block_from(first);
-      logger.start(keys::kBlockStart,
-                   {{keys::kMetaFirstEpochNum, block.first_epoch}, {keys::kMetaEpochCount, block.epoch_count}});
-      TrainStats stats;
-      for (int64_t epoch = block.first_epoch; epoch <= block.last_epoch(); ++epoch) {
-        epochs_run = epoch;
-        logger.start(keys::kEpochStart, {{keys::kMetaEpochNum, epoch}});
-        meter.begin_epoch();
-        progress.begin_epoch(epoch, schedule.max_epochs(), workload.steps_per_epoch());
-        stats = workload.train_epoch(epoch, progress);
-        result.set_skipped_steps(result.skipped_steps() + stats.skipped_steps);
-        samples_trained += stats.samples;
-        meter.end_epoch();
-        progress.end_epoch();
-        logger.end(keys::kEpochStop, {{keys::kMetaEpochNum, epoch}});
-        logger.event(keys::kTrainThroughput, meter.epoch_samples_per_second(), {{keys::kMetaEpochNum, epoch}});
-        logger.event(keys::kTrainLoss, stats.mean_loss, {{keys::kMetaEpochNum, epoch}});
-        if (!std::isfinite(stats.mean_loss)) {
-          abort_reason = "non-finite training loss in epoch " + std::to_string(epoch);
+    try {
+      for (int64_t first = first_epoch; first <= schedule.max_epochs() && !converged && abort_reason.empty();) {
+        const EvalBlock block = schedule.block_from(first);
+        logger.start(keys::kBlockStart,
+                     {{keys::kMetaFirstEpochNum, block.first_epoch}, {keys::kMetaEpochCount, block.epoch_count}});
+        TrainStats stats;
+        for (int64_t epoch = block.first_epoch; epoch <= block.last_epoch(); ++epoch) {
+          epochs_run = epoch;
+          logger.start(keys::kEpochStart, {{keys::kMetaEpochNum, epoch}});
+          meter.begin_epoch();
+          progress.begin_epoch(epoch, schedule.max_epochs(), workload.steps_per_epoch());
+          stats = workload.train_epoch(epoch, progress);
+          result.set_skipped_steps(result.skipped_steps() + stats.skipped_steps);
+          samples_trained += stats.samples;
+          meter.end_epoch();
+          progress.end_epoch();
+          logger.end(keys::kEpochStop, {{keys::kMetaEpochNum, epoch}});
+          logger.event(keys::kTrainThroughput, meter.epoch_samples_per_second(), {{keys::kMetaEpochNum, epoch}});
+          logger.event(keys::kTrainLoss, stats.mean_loss, {{keys::kMetaEpochNum, epoch}});
+          auto* figures = result.add_epochs();
+          figures->set_epoch(epoch);
+          figures->set_mean_loss(stats.mean_loss);
+          figures->set_samples_per_second(meter.epoch_samples_per_second());
+          figures->set_resident_mib(world.allreduce_max(resident_mib()));
+          if (!std::isfinite(stats.mean_loss)) {
+            abort_reason = "non-finite training loss in epoch " + std::to_string(epoch);
+            break;
+          }
+          if (epoch != block.last_epoch() && checkpoint_due(epoch)) save_checkpoint(epoch, false);
+        }
+        if (!abort_reason.empty()) {
+          logger.end(keys::kBlockStop, {{keys::kMetaFirstEpochNum, block.first_epoch}});
           break;
         }
-      }
-      if (!abort_reason.empty()) {
+        const int64_t epoch = block.last_epoch();
+        logger.start(keys::kEvalStart, {{keys::kMetaEpochNum, epoch}});
+        quality = workload.evaluate(epoch);
+        converged = reaches_all(quality, info.targets);
+        const int64_t eval_ms = logger.event(keys::kEvalAccuracy, eval_accuracy_value(quality, info.targets),
+                                             {{keys::kMetaEpochNum, epoch}});
+        logger.end(keys::kEvalStop, {{keys::kMetaEpochNum, epoch}});
         logger.end(keys::kBlockStop, {{keys::kMetaFirstEpochNum, block.first_epoch}});
-        break;
+        auto* point = result.add_evals();
+        point->set_epoch(epoch);
+        point->set_run_seconds((eval_ms - run_start_ms) / 1000.0);
+        point->set_reached(converged);
+        for (const auto& [name, v] : quality.values) (*point->mutable_quality())[name] = v;
+        char tail[96];
+        std::snprintf(tail, sizeof tail, "%s  loss %.4f  [%.1f s]", converged ? " reached" : "", stats.mean_loss,
+                      (eval_ms - run_start_ms) / 1000.0);
+        progress.message("epoch " + std::to_string(epoch) + ": " + describe_quality(quality, info.targets) + tail);
+        if (converged) result.set_epochs_to_converge(epoch);
+        const bool ends = converged || epoch >= schedule.max_epochs();
+        if (options.checkpoint_every_epochs > 0 && (ends || checkpoint_due(epoch))) save_checkpoint(epoch, ends);
+        if (!ends) interrupts.check();
+        first = block.last_epoch() + 1;
       }
-      const int64_t epoch = block.last_epoch();
-      logger.start(keys::kEvalStart, {{keys::kMetaEpochNum, epoch}});
-      quality = workload.evaluate(epoch);
-      converged = reaches_all(quality, info.targets);
-      const int64_t eval_ms = logger.event(keys::kEvalAccuracy, eval_accuracy_value(quality, info.targets),
-                                           {{keys::kMetaEpochNum, epoch}});
-      logger.end(keys::kEvalStop, {{keys::kMetaEpochNum, epoch}});
-      logger.end(keys::kBlockStop, {{keys::kMetaFirstEpochNum, block.first_epoch}});
-      auto* point = result.add_evals();
-      point->set_epoch(epoch);
-      point->set_run_seconds((eval_ms - run_start_ms) / 1000.0);
-      point->set_reached(converged);
-      for (const auto& [name, v] : quality.values) (*point->mutable_quality())[name] = v;
-      char tail[96];
-      std::snprintf(tail, sizeof tail, "%s  loss %.4f  [%.1f s]", converged ? " reached" : "", stats.mean_loss,
-                    (eval_ms - run_start_ms) / 1000.0);
-      progress.message("epoch " + std::to_string(epoch) + ": " + describe_quality(quality, info.targets) + tail);
-      if (converged) result.set_epochs_to_converge(epoch);
-      first = block.last_epoch() + 1;
+    } catch (const RunInterrupted& stop) {
+      interrupt_signal = stop.signal_number();
+      abort_reason = std::string(stop.what()) + " in epoch " + std::to_string(epochs_run) +
+                     (result.last_checkpoint().empty() ? "" : "; resume with --resume " + checkpoint_folder);
+      progress.message(abort_reason);
     }
     if (!converged && abort_reason.empty())
       abort_reason = "target not reached in " + std::to_string(schedule.max_epochs()) + " epochs";
 
     const char* status = converged ? keys::kStatusSuccess : keys::kStatusAborted;
     synchronize_device(device);
-    const int64_t run_stop_ms = logger.end(keys::kRunStop, {{keys::kMetaStatus, status}});
+    nlohmann::ordered_json stop_metadata = {{keys::kMetaStatus, status}};
+    if (!converged) stop_metadata["reason"] = abort_reason;
+    if (interrupt_signal != 0) stop_metadata["interrupted"] = true;
+    const int64_t run_stop_ms = logger.end(keys::kRunStop, stop_metadata);
     energy.stop();
     logger.event(keys::kTrainThroughput, meter.steady_samples_per_second(), {{"steady_state", true}});
 
     result.set_converged(converged);
-    result.set_status(status);
+    result.set_status(interrupt_signal != 0 ? "interrupted" : status);
+    result.set_interrupt_signal(interrupt_signal);
     result.set_abort_reason(abort_reason);
     result.set_epochs_run(epochs_run);
     result.set_time_to_train_seconds((run_stop_ms - run_start_ms) / 1000.0);
@@ -299,6 +413,8 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     if (world.is_root()) {
       std::error_code ignored;
       std::filesystem::remove(paths.partial_log, ignored);
+      if (options.checkpoint_every_epochs > 0)
+        std::filesystem::remove(checkpoint_folder_for_log(paths.log_file), ignored);  // only when empty
     }
     throw;
   }

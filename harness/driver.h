@@ -2,7 +2,8 @@
 // before anything is written; the workload prepares its data; then init_start .. init_stop
 // (untimed), run_start, blocks of epochs each ending in an evaluation (the evaluation schedule,
 // harness/eval_schedule.h), and run_stop with status "success" at the first evaluation at which every
-// quality target holds (harness/quality.h), or "aborted" at max_epochs or on a non-finite loss.
+// quality target holds (harness/quality.h), or "aborted" with the reason at max_epochs, on a
+// non-finite loss or on a signal. Checkpoints are written and resumed here (harness/checkpoint.h).
 // Throughput is the engine's ThroughputMeter's. Rank 0 writes the log and the RunResult record.
 #pragma once
 
@@ -55,10 +56,19 @@ struct RunOptions {
   std::string platform;            // overrides the detected platform label
   bool mllog_stdout = false;
   bool quiet = false;
+  // Checkpoints (harness/checkpoint.h): after every this many epochs and at the run's end (0: none),
+  // keeping the newest `checkpoints_kept`, in <log stem>.checkpoints/.
+  int64_t checkpoint_every_epochs = 0;
+  int64_t checkpoints_kept = 2;
+  // A checkpoint, or a run's folder of them (the newest whole one): continue from it. The workload,
+  // world size and effective config must be the checkpoint's; the seed is taken from it.
+  std::string resume;
 };
 
 // Runs `workload` to its target. `config` holds the file and overrides; unknown keys are rejected
-// here. Returns the record (complete on rank 0; other ranks get the same status and epochs).
+// here. Returns the record (complete on rank 0; other ranks get the same status and epochs). SIGINT
+// or SIGTERM ends the run after the current step (harness/interrupt.h): the log is finished with
+// run_stop aborted and the record's status is "interrupted".
 proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const World& world,
                                const RunOptions& options);
 

@@ -87,6 +87,27 @@ void FusedAdam::step() {
   }
 }
 
+void FusedAdam::save_state(TrainingState& state, const std::string& prefix) const {
+  state.put_int(prefix + "/step", step_count_);
+  for (size_t k = 0; k < exp_avg_.size(); ++k)
+    for (size_t i = 0; i < exp_avg_[k].size(); ++i) {
+      const std::string index = std::to_string(k) + "." + std::to_string(i);
+      state.put(prefix + "/exp_avg/" + index, exp_avg_[k][i]);
+      state.put(prefix + "/exp_avg_sq/" + index, exp_avg_sq_[k][i]);
+    }
+}
+
+void FusedAdam::load_state(const TrainingState& state, const std::string& prefix) {
+  step_count_ = state.get_int(prefix + "/step");
+  for (size_t k = 0; k < exp_avg_.size(); ++k)
+    for (size_t i = 0; i < exp_avg_[k].size(); ++i) {
+      const std::string index = std::to_string(k) + "." + std::to_string(i);
+      state.copy_into(prefix + "/exp_avg/" + index, exp_avg_[k][i]);
+      state.copy_into(prefix + "/exp_avg_sq/" + index, exp_avg_sq_[k][i]);
+    }
+  if (cuda_step_.defined()) cuda_step_.fill_(static_cast<double>(step_count_));
+}
+
 std::unique_ptr<Optimizer> make_adam(std::vector<ParameterGroup> groups, AdamOptions options) {
   return std::make_unique<FusedAdam>(std::move(groups), options);
 }

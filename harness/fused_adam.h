@@ -30,6 +30,8 @@ class FusedAdam final : public Optimizer {
   void set_learning_rate(double learning_rate) override { options_.learning_rate = learning_rate; }
   double learning_rate() const override { return options_.learning_rate; }
   std::string name() const override { return "adam"; }
+  void save_state(TrainingState& state, const std::string& prefix) const override;
+  void load_state(const TrainingState& state, const std::string& prefix) override;
   const AdamOptions& options() const { return options_; }
   int64_t step_count() const { return step_count_; }
 

@@ -45,6 +45,16 @@ class Lars final : public Optimizer {
   void set_learning_rate(double learning_rate) override { options_.learning_rate = learning_rate; }
   double learning_rate() const override { return options_.learning_rate; }
   std::string name() const override { return "lars"; }
+  void save_state(TrainingState& state, const std::string& prefix) const override {
+    for (size_t k = 0; k < velocity_.size(); ++k)
+      for (size_t i = 0; i < velocity_[k].size(); ++i)
+        state.put(prefix + "/velocity/" + std::to_string(k) + "." + std::to_string(i), velocity_[k][i]);
+  }
+  void load_state(const TrainingState& state, const std::string& prefix) override {
+    for (size_t k = 0; k < velocity_.size(); ++k)
+      for (size_t i = 0; i < velocity_[k].size(); ++i)
+        state.copy_into(prefix + "/velocity/" + std::to_string(k) + "." + std::to_string(i), velocity_[k][i]);
+  }
 
  private:
   std::vector<ParameterGroup> groups_;

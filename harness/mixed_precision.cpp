@@ -108,4 +108,28 @@ void DynamicLossScaler::update(bool gradients_finite) {
   }
 }
 
+void DynamicLossScaler::save_state(TrainingState& state, const std::string& prefix) const {
+  state.put_int(prefix + "/skipped_steps", skipped_steps_);
+  if (!enabled_) return;
+  if (fused_) {
+    state.put(prefix + "/scale", scale_tensor_);
+    state.put(prefix + "/growth_tracker", growth_tracker_);
+  } else {
+    state.put_double(prefix + "/scale", scale_);
+    state.put_int(prefix + "/finite_in_a_row", finite_in_a_row_);
+  }
+}
+
+void DynamicLossScaler::load_state(const TrainingState& state, const std::string& prefix) {
+  skipped_steps_ = state.get_int(prefix + "/skipped_steps");
+  if (!enabled_) return;
+  if (fused_) {
+    state.copy_into(prefix + "/scale", scale_tensor_);
+    state.copy_into(prefix + "/growth_tracker", growth_tracker_);
+  } else {
+    scale_ = state.get_double(prefix + "/scale");
+    finite_in_a_row_ = state.get_int(prefix + "/finite_in_a_row");
+  }
+}
+
 }  // namespace mlh

@@ -13,6 +13,8 @@
 
 #include <torch/types.h>
 
+#include "harness/training_state.h"
+
 namespace mlh {
 
 enum class Precision { kFp32, kAmp, kBf16 };
@@ -70,6 +72,9 @@ class DynamicLossScaler {
   // disabled). Call update() with the answer after the step was taken or skipped.
   bool unscale_gradients(const std::vector<torch::Tensor>& parameters);
   void update(bool gradients_finite);
+  // The scale, its growth count and the skipped steps, as "<prefix>/..." for a checkpoint.
+  void save_state(TrainingState& state, const std::string& prefix) const;
+  void load_state(const TrainingState& state, const std::string& prefix);
 
  private:
   bool enabled_;

@@ -12,6 +12,8 @@
 
 #include <torch/types.h>
 
+#include "harness/training_state.h"
+
 namespace mlh {
 
 struct ParameterGroup {
@@ -31,10 +33,14 @@ class Optimizer {
   virtual double learning_rate() const = 0;
   // The MLPerf `opt_name`: "sgd", "lars" or "adam".
   virtual std::string name() const = 0;
+  // Its state (momenta, moments, step count) as "<prefix>/..." for a checkpoint, and back into an
+  // optimizer built over parameters of the same shapes (UserError otherwise).
+  virtual void save_state(TrainingState& state, const std::string& prefix) const = 0;
+  virtual void load_state(const TrainingState& state, const std::string& prefix) = 0;
 };
 
-// torch.optim.SGD's arithmetic: d = g + wd * w; v = momentum * v + d (v = d on the first step);
-// w -= lr * (Nesterov ? d + momentum * v : v).
+// torch.optim.SGD's arithmetic, op for op as LibTorch's SGD: d = g + wd * w; v = momentum * v + d
+// (v = d on a parameter's first step); w -= lr * (Nesterov ? d + momentum * v : v).
 struct SgdOptions {
   double learning_rate = 0.1;
   double momentum = 0;

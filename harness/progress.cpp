@@ -30,6 +30,7 @@ void Progress::begin_epoch(int64_t epoch, int64_t max_epochs, int64_t steps_in_e
 
 bool Progress::count_step(int64_t global_samples) {
   meter_.step(global_samples);
+  if (options_.after_step) options_.after_step();
   if (!options_.display) return false;
   const auto now = Clock::now();
   const double since_shown = std::chrono::duration<double>(now - last_shown_).count();

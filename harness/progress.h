@@ -1,12 +1,13 @@
-// Progress: the training display, nothing else. A workload calls step() after every training step;
-// the step's samples go on to the engine's ThroughputMeter (which measures), and on rank 0 a line
-// shows epoch, step, samples/s, loss and ETA: a live status line when stdout is a terminal, a plain
-// line every `interval_seconds` otherwise.
+// Progress: the training display. A workload calls step() after every training step; the step's
+// samples go on to the engine's ThroughputMeter (which measures), the engine's after_step check runs
+// (a signal ends the run there), and on rank 0 a line shows epoch, step, samples/s, loss and ETA: a
+// live status line when stdout is a terminal, a plain line every `interval_seconds` otherwise.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include <torch/types.h>
@@ -22,6 +23,8 @@ class Progress {
     bool interactive = false;        // stdout is a terminal
     double interval_seconds = 10.0;  // between plain lines when not interactive
     std::FILE* out = stdout;
+    // The engine's check after every step (harness/interrupt.h): it may throw to end the run there.
+    std::function<void()> after_step;
   };
   // `meter` is the engine's, and outlives this display.
   Progress(ThroughputMeter& meter, Options options);

@@ -2,6 +2,12 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <filesystem>
 #include <fstream>
 #include <cstdio>
@@ -116,17 +122,51 @@ std::string format_run_summary(const proto::RunResult& r) {
   return summary;
 }
 
+namespace {
+
+[[noreturn]] void throw_write_error(const std::string& path, int error_number) {
+  throw UserError("cannot write '" + path + "': " + std::strerror(error_number) +
+                  (error_number == ENOSPC || error_number == EFBIG || error_number == EDQUOT
+                       ? " (free some space, or point --out elsewhere)"
+                       : ""));
+}
+
+}  // namespace
+
+void sync_directory(const std::string& path) {
+  const int fd = ::open(path.empty() ? "." : path.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
 void write_text_file(const std::string& path, const std::string& text) {
   const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw UserError("cannot write '" + path + "'");
-    out << text;
-    if (!out.flush()) throw UserError("cannot write '" + path + "'");
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw_write_error(path, errno);
+  size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error_number = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      throw_write_error(path, error_number);
+    }
+    written += static_cast<size_t>(n);
   }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) throw UserError("cannot write '" + path + "': " + error.message());
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const int error_number = errno;
+    ::unlink(temporary.c_str());
+    throw_write_error(path, error_number);
+  }
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error_number = errno;
+    ::unlink(temporary.c_str());
+    throw_write_error(path, error_number);
+  }
+  sync_directory(fs::path(path).parent_path().string());
 }
 
 }  // namespace mlh

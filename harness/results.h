@@ -28,6 +28,10 @@ std::string run_result_to_json(const proto::RunResult& result);
 proto::RunResult run_result_from_json(const std::string& json);  // throws UserError
 // The console report of a finished run: outcome, epochs, time to train, throughput, and files.
 std::string format_run_summary(const proto::RunResult& result);
-void write_text_file(const std::string& path, const std::string& text);  // throws UserError
+// Writes `path` whole or not at all: a temporary beside it, fsync, rename, fsync of the folder. A full
+// disk or a file-size limit is a UserError naming the path and the cause; the old file stays.
+void write_text_file(const std::string& path, const std::string& text);
+// fsync of a folder, so the renames in it survive a power cut (errors ignored).
+void sync_directory(const std::string& path);
 
 }  // namespace mlh

@@ -66,4 +66,26 @@ TrainStats TrainStep::take_epoch_stats(int64_t samples, double loss_divisor) {
   return stats;
 }
 
+void TrainStep::save_state(TrainingState& state) const {
+  optimizer_->save_state(state, "optimizer");
+  loss_scaler_.save_state(state, "loss_scaler");
+  state.put_int("train_step/skipped_steps_taken", skipped_steps_taken_);
+}
+
+void TrainStep::load_state(const TrainingState& state) {
+  optimizer_->load_state(state, "optimizer");
+  loss_scaler_.load_state(state, "loss_scaler");
+  skipped_steps_taken_ = state.get_int("train_step/skipped_steps_taken");
+}
+
+void save_training(TrainingState& state, const torch::nn::Module& model, const TrainStep& step) {
+  state.put_module("model", model);
+  step.save_state(state);
+}
+
+void load_training(const TrainingState& state, torch::nn::Module& model, TrainStep& step) {
+  state.load_module("model", model);
+  step.load_state(state);
+}
+
 }  // namespace mlh

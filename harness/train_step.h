@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include <torch/nn/module.h>
 #include <torch/types.h>
 
 #include "harness/gradient_allreduce.h"
@@ -58,6 +59,11 @@ class TrainStep {
   // and the steps skipped since the last call. A collective, once an epoch.
   TrainStats take_epoch_stats(int64_t samples, double loss_divisor);
 
+  // The optimizer's and the loss scaler's state, under "optimizer/" and "loss_scaler/" (checkpoints,
+  // harness/checkpoint.h). The parameters themselves belong to the model's state.
+  void save_state(TrainingState& state) const;
+  void load_state(const TrainingState& state);
+
  private:
   std::vector<torch::Tensor> parameters_;
   std::unique_ptr<Optimizer> optimizer_;
@@ -69,5 +75,9 @@ class TrainStep {
   torch::Tensor loss_sum_;  // double, on the device
   int64_t skipped_steps_taken_ = 0;
 };
+
+// A trainer's part of a checkpoint: `model`'s parameters and buffers under "model/", then the step's.
+void save_training(TrainingState& state, const torch::nn::Module& model, const TrainStep& step);
+void load_training(const TrainingState& state, torch::nn::Module& model, TrainStep& step);
 
 }  // namespace mlh

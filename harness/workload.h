@@ -14,10 +14,12 @@
 
 #include <torch/types.h>
 
+#include "base/user_error.h"
 #include "compliance/mllogger.h"
 #include "harness/progress.h"
 #include "harness/quality.h"
 #include "harness/settings.h"
+#include "harness/training_state.h"
 #include "harness/world.h"
 
 namespace mlh {
@@ -118,6 +120,18 @@ class Workload {
   virtual Quality evaluate(int64_t epoch) = 0;
   // A baseline worth printing beside the target (e.g. the popularity recommender), if any.
   virtual std::map<std::string, double> baselines() { return {}; }
+
+  // Checkpoints (harness/checkpoint.h), taken and restored between epochs, after init: everything the
+  // later epochs depend on that is not drawn afresh from (seed, epoch): the model's parameters and
+  // buffers, the training step's optimizer and loss scaler (TrainStep::save_state), counters such as
+  // a schedule's step. The engine adds the random streams and the epoch. load_state refuses
+  // (UserError) a state of another model or config. A workload without them says so.
+  virtual void save_state(TrainingState& state) const {
+    throw UserError("workload '" + benchmark() + "' cannot write checkpoints");
+  }
+  virtual void load_state(const TrainingState& state) {
+    throw UserError("workload '" + benchmark() + "' cannot resume from checkpoints");
+  }
 
   // `mlharness bench`: a step on random inputs at this workload's configured model size. Throws
   // UserError for a mode, precision or layout the workload does not have.

@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 #include <charconv>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -44,6 +45,7 @@ const char* kUsage = R"(mlharness: MLPerf-style time-to-accuracy training on Lib
 
 usage:
   mlharness [run] --workload NAME [--config NAME|PATH] [--seed N] [--set KEY=VALUE]... [options]
+                  [--checkpoint-every N] [--resume DIR]
   mlharness bench --workload NAME [--batch-sizes B1,B2,..] [--precision fp32,amp] [--channels-last]
                   [--inference | --loader] [options]
   mlharness prepare --workload NAME [--KEY VALUE]...  the workload's data folder from raw files
@@ -58,7 +60,9 @@ usage:
 
 run trains until the workload's quality target is reached (exit 0) or max_epochs pass (exit 1),
 writing an MLPerf log <out>/<platform>/<benchmark>/result_<i>.txt and its record result_<i>.json.
-Bad input exits 2 with a one-line message.
+Bad input exits 2 with a one-line message. SIGINT or SIGTERM stops after the current step, finishes
+the log (run_stop aborted) and exits 128 + the signal; --checkpoint-every N and --resume DIR continue
+a run where it stopped.
 )";
 
 struct CommandLine {
@@ -90,6 +94,12 @@ po::options_description run_options() {
       ("data-dir", po::value<std::string>()->default_value("data"), "where generated datasets are kept")
       ("platform", po::value<std::string>()->default_value(""),
        "platform label for the results path and submission_platform (default: detected, e.g. 1xTesla-T4)")
+      ("checkpoint-every", po::value<int64_t>()->default_value(0),
+       "write a checkpoint after every N epochs and at the end, in <log stem>.checkpoints/ (0: none)")
+      ("keep-checkpoints", po::value<int64_t>()->default_value(2), "keep the newest K checkpoints")
+      ("resume", po::value<std::string>(),
+       "continue from a checkpoint, or from the newest whole one in a run's .checkpoints folder; give the "
+       "same workload, config and rank count (the seed is the checkpoint's). Its log is a new, non-compliant one")
       ("mllog-stdout", "also print the MLPerf log lines to stdout")
       ("quiet,q", "no progress display");
   return options;
@@ -211,12 +221,16 @@ int run_command(const po::variables_map& vars) {
   options.platform = vars["platform"].as<std::string>();
   options.mllog_stdout = vars.count("mllog-stdout") > 0;
   options.quiet = vars.count("quiet") > 0;
+  options.checkpoint_every_epochs = vars["checkpoint-every"].as<int64_t>();
+  options.checkpoints_kept = vars["keep-checkpoints"].as<int64_t>();
+  if (vars.count("resume")) options.resume = vars["resume"].as<std::string>();
   ConfigMap config = configured(vars, options.workload, &options.config_label);
   auto workload = WorkloadRegistry::instance().create(options.workload);
 
   const World world = World::from_mpi();
   const proto::RunResult result = run_to_target(*workload, config, world, options);
   if (world.is_root()) std::fputs(format_run_summary(result).c_str(), stdout);
+  if (result.interrupt_signal() != 0) return 128 + result.interrupt_signal();
   return result.converged() ? kExitConverged : kExitNotConverged;
 }
 
@@ -406,6 +420,9 @@ int dispatch(int argc, char** argv) {
   if (line.command == "list") return list_command();
   if (line.command == "prepare") return prepare_command(line);
   configure_host_allocator();
+  // A file-size limit (ulimit -f) then fails the write with EFBIG, reported as a user error, instead
+  // of killing the process mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
   MpiSession mpi(&argc, &argv);
   try {
     return line.command == "bench" ? bench_command(line.vars) : run_command(line.vars);

@@ -279,6 +279,11 @@ class NcfWorkload final : public Workload {
     return quality;
   }
 
+  void save_state(TrainingState& state) const override {
+    save_training(state, *trainer_->model(), trainer_->step());
+  }
+  void load_state(const TrainingState& state) override { load_training(state, *trainer_->model(), trainer_->step()); }
+
   std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override {
     if (spec.mode == BenchMode::kLoader)
       throw UserError("ncf has no separate data loader to bench: its negatives are drawn in the step");
