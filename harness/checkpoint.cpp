@@ -150,7 +150,14 @@ std::string write_checkpoint(const World& world, const std::string& folder, Chec
   world.comm().barrier();
 
   const std::string bytes = rank_state.to_bytes();
-  write_text_file((partial / rank_file(world.rank())).string(), bytes);
+  try {
+    write_text_file((partial / rank_file(world.rank())).string(), bytes);
+  } catch (...) {
+    // The job ends with this error; rank 0 leaves no half-built checkpoint behind.
+    std::error_code ignored;
+    if (world.is_root()) fs::remove_all(partial, ignored);
+    throw;
+  }
   const std::vector<double> sizes = world.allgather({static_cast<double>(bytes.size()), static_cast<double>(crc32_of(bytes))});
   if (!world.is_root()) return "";
 
