@@ -78,14 +78,17 @@ void TrainStep::load_state(const TrainingState& state) {
   skipped_steps_taken_ = state.get_int("train_step/skipped_steps_taken");
 }
 
-void save_training(TrainingState& state, const torch::nn::Module& model, const TrainStep& step) {
+void save_training(TrainingState& state, const torch::nn::Module& model, const TrainStep& step,
+                   int64_t schedule_step) {
   state.put_module("model", model);
   step.save_state(state);
+  state.put_int("schedule/step", schedule_step);
 }
 
-void load_training(const TrainingState& state, torch::nn::Module& model, TrainStep& step) {
+int64_t load_training(const TrainingState& state, torch::nn::Module& model, TrainStep& step) {
   state.load_module("model", model);
   step.load_state(state);
+  return state.get_int("schedule/step");
 }
 
 }  // namespace mlh

@@ -76,8 +76,10 @@ class TrainStep {
   int64_t skipped_steps_taken_ = 0;
 };
 
-// A trainer's part of a checkpoint: `model`'s parameters and buffers under "model/", then the step's.
-void save_training(TrainingState& state, const torch::nn::Module& model, const TrainStep& step);
-void load_training(const TrainingState& state, torch::nn::Module& model, TrainStep& step);
+// A trainer's part of a checkpoint: `model`'s parameters and buffers under "model/", the step's
+// optimizer and loss scaler, and the learning-rate schedule's step counter; load_training returns it.
+void save_training(TrainingState& state, const torch::nn::Module& model, const TrainStep& step,
+                   int64_t schedule_step = 0);
+int64_t load_training(const TrainingState& state, torch::nn::Module& model, TrainStep& step);
 
 }  // namespace mlh

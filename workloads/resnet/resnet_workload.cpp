@@ -361,13 +361,9 @@ class ResNetWorkload final : public Workload {
   }
 
   void save_state(TrainingState& state) const override {
-    save_training(state, *trainer_->model(), trainer_->step());
-    state.put_int("schedule/step", step_);
+    save_training(state, *trainer_->model(), trainer_->step(), step_);
   }
-  void load_state(const TrainingState& state) override {
-    load_training(state, *trainer_->model(), trainer_->step());
-    step_ = state.get_int("schedule/step");
-  }
+  void load_state(const TrainingState& state) override { step_ = load_training(state, *trainer_->model(), trainer_->step()); }
 
   std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override;
 
