@@ -35,9 +35,13 @@ for source in fuzz/fuzz_*.cpp; do fuzzers+=("$(basename "$source" .cpp)"); done
 echo "== building ${#targets[@]} unit test binaries and ${#fuzzers[@]} fuzz targets in $build_dir =="
 cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" "${fuzzers[@]}"
 
+# Without RTLD_DEEPBIND, which ASan cannot run (datasets/wmt/sentencepiece_codec.cpp), the SentencePiece
+# module's trainer meets the process's protobuf 3.21 instead of the 3.14 it was built against and
+# refuses to start: these tests train through `prepare` and run in the normal build only.
+no_deepbind='^PrepareTranslationData[.](WritesAFolderTheLoaderReads|HeldOutDrawFollowsTheSeed|DropsPairsWithAnEmptySideAndAcceptsAnEmptyOutFolder)$'
 echo "== unit tests of ${parts[*]} under ASan + UBSan =="
 for part in "${parts[@]}"; do
-  (cd "$build_dir/tests/$part" && ctest --output-on-failure -j "$jobs" -L unit)
+  (cd "$build_dir/tests/$part" && ctest --output-on-failure -j "$jobs" -L unit -E "$no_deepbind")
 done
 
 echo "== each fuzz target for ${fuzz_seconds} s on its corpus =="
