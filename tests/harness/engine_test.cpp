@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +18,7 @@
 #include "harness/device.h"
 #include "harness/driver.h"
 #include "harness/results.h"
+#include "tests/user_error_of.h"
 
 namespace mlh {
 namespace {
@@ -53,7 +56,12 @@ class ScriptedWorkload final : public Workload {
   }
   int64_t steps_per_epoch() const override { return 3; }
   TrainStats train_epoch(int64_t epoch, Progress& progress) override {
-    for (int i = 0; i < 3; ++i) progress.step(batch, 1.0);
+    EXPECT_EQ(trained_epochs, epoch - 1) << "epochs trained before epoch " << epoch;
+    for (int i = 0; i < 3; ++i) {
+      if (epoch == raise_in_epoch && i == 1) std::raise(SIGTERM);
+      progress.step(batch, 1.0);
+    }
+    ++trained_epochs;
     TrainStats stats;
     stats.samples = batch * 3;
     stats.mean_loss = losses.empty() ? 1.0 : losses.at(static_cast<size_t>(epoch - 1));
@@ -68,6 +76,11 @@ class ScriptedWorkload final : public Workload {
     return q;
   }
   std::unique_ptr<BenchStep> make_bench_step(const BenchSpec&, const World&) override { return nullptr; }
+  // Checkpoints: the epochs trained so far stand for the model.
+  int64_t trained_epochs = 0;
+  int raise_in_epoch = 0;  // raises SIGTERM in this epoch's second step
+  void save_state(TrainingState& state) const override { state.put_int("model/trained_epochs", trained_epochs); }
+  void load_state(const TrainingState& state) override { trained_epochs = state.get_int("model/trained_epochs"); }
 };
 
 class EngineTest : public ::testing::Test {
@@ -540,6 +553,105 @@ TEST_F(EngineTest, MaskRcnnShapedLogShortOfOneTargetFailsTheComplianceChecker) {
   EXPECT_FALSE(check.passed);
   ASSERT_FALSE(check.failures.empty());
   EXPECT_EQ(check.failures.front().key, "eval_accuracy") << failures_of(check);
+}
+
+}  // namespace
+}  // namespace mlh
+
+namespace mlh {
+namespace {
+
+TEST_F(EngineTest, ResumedRunContinuesAtTheNextEpochAndStillCountsEpochsToConverge) {
+  ScriptedWorkload first;
+  first.qualities = {0.2, 0.5, 0.85};
+  options_.checkpoint_every_epochs = 1;
+  options_.checkpoints_kept = 5;
+  const proto::RunResult whole = run(first, "max_epochs: 3\n");
+  ASSERT_TRUE(whole.converged());
+  const fs::path checkpoints = fs::path(whole.log_file()).replace_extension(".checkpoints");
+  EXPECT_EQ(whole.last_checkpoint(), (checkpoints / "epoch_0003").string());
+  for (const char* epoch : {"epoch_0001", "epoch_0002", "epoch_0003"}) EXPECT_TRUE(fs::exists(checkpoints / epoch)) << epoch;
+
+  ScriptedWorkload second;
+  second.qualities = first.qualities;
+  options_.resume = (checkpoints / "epoch_0001").string();
+  options_.seed.reset();  // taken from the checkpoint
+  const proto::RunResult resumed = run(second, "max_epochs: 3\n");
+  EXPECT_TRUE(resumed.converged());
+  EXPECT_EQ(resumed.epochs_to_converge(), 3);
+  EXPECT_EQ(resumed.seed(), 42u);
+  EXPECT_EQ(second.evaluated_epochs, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(resumed.resumed_from().epoch(), 1);
+  EXPECT_EQ(resumed.resumed_from().log_file(), whole.log_file());
+  ASSERT_EQ(resumed.evals_size(), 3);  // epoch 1's from the checkpoint's record
+  EXPECT_EQ(resumed.evals(0).epoch(), 1);
+  EXPECT_EQ(resumed.evals(0).quality().at("score"), 0.2);
+  EXPECT_NE(resumed.log_file(), whole.log_file());
+  const auto records = records_of(resumed.log_file());
+  bool said_resumed = false;
+  for (const auto& r : records) {
+    if (r.key == "mlharness_resumed_from") said_resumed = r.value["epoch"] == 1;
+    if (r.key == "block_start") EXPECT_GE(r.metadata["first_epoch_num"].get<int>(), 2);
+  }
+  EXPECT_TRUE(said_resumed);
+}
+
+TEST_F(EngineTest, ResumeRefusesAnotherConfigSeedOrAFinishedRun) {
+  ScriptedWorkload first;
+  first.qualities = {0.2, 0.5, 0.85};
+  options_.checkpoint_every_epochs = 1;
+  const proto::RunResult whole = run(first, "max_epochs: 3\n");
+  const fs::path checkpoints = fs::path(whole.log_file()).replace_extension(".checkpoints");
+  // Each attempt with a fresh workload (binding a setting changes its default).
+  auto resume_with = [&](const std::string& yaml) {
+    ScriptedWorkload again;
+    again.qualities = first.qualities;
+    run(again, yaml);
+  };
+  options_.resume = (checkpoints / "epoch_0002").string();
+  EXPECT_THAT(user_error_of([&] { resume_with("max_epochs: 3\nbatch: 8\n"); }),
+              ::testing::HasSubstr("written with other settings: batch (8 here, 4 there)"));
+  options_.seed = 43;
+  EXPECT_THAT(user_error_of([&] { resume_with("max_epochs: 3\n"); }), ::testing::HasSubstr("is of seed 42, not 43"));
+  options_.seed.reset();
+  options_.resume = checkpoints.string();  // the newest: written as the run converged
+  EXPECT_THAT(user_error_of([&] { resume_with("max_epochs: 3\n"); }), ::testing::HasSubstr("nothing to resume"));
+}
+
+TEST_F(EngineTest, SigtermStopsAfterTheStepAndFinishesTheLogAndRecord) {
+  ScriptedWorkload workload;
+  workload.qualities = {0.2, 0.5, 0.85};
+  workload.raise_in_epoch = 2;
+  options_.checkpoint_every_epochs = 1;
+  const proto::RunResult result = run(workload, "max_epochs: 3\n");
+  EXPECT_EQ(result.status(), "interrupted");
+  EXPECT_EQ(result.interrupt_signal(), SIGTERM);
+  EXPECT_FALSE(result.converged());
+  EXPECT_EQ(result.epochs_run(), 2);
+  EXPECT_THAT(result.abort_reason(), ::testing::HasSubstr("interrupted by SIGTERM in epoch 2; resume with --resume "));
+  EXPECT_EQ(workload.evaluated_epochs, (std::vector<int64_t>{1}));
+  EXPECT_TRUE(fs::exists(result.log_file())) << "the log is finished, not left .partial";
+  const auto records = records_of(result.log_file());
+  const LogRecord* stop = nullptr;
+  for (const auto& r : records)
+    if (r.key == "run_stop") stop = &r;
+  ASSERT_NE(stop, nullptr);
+  EXPECT_EQ(stop->metadata["status"], "aborted");
+  EXPECT_EQ(stop->metadata["interrupted"], true);
+  EXPECT_THAT(stop->metadata["reason"].get<std::string>(), ::testing::HasSubstr("interrupted by SIGTERM"));
+}
+
+TEST_F(EngineTest, RecordKeepsEachEpochsLossThroughputAndResidentMemory) {
+  ScriptedWorkload workload;
+  workload.qualities = {0.2, 0.5, 0.85};
+  workload.losses = {0.9, 0.7, 0.5};
+  const proto::RunResult result = run(workload, "max_epochs: 3\n");
+  ASSERT_EQ(result.epochs_size(), 3);
+  for (int e = 0; e < 3; ++e) {
+    EXPECT_EQ(result.epochs(e).epoch(), e + 1);
+    EXPECT_EQ(result.epochs(e).mean_loss(), workload.losses[static_cast<size_t>(e)]);
+    EXPECT_GT(result.epochs(e).resident_mib(), 1.0);
+  }
 }
 
 }  // namespace
