@@ -101,6 +101,8 @@ class Reader {
                         });
     } catch (const json::parse_error& error) {
       throw UserError(result_.path + ": not valid JSON: " + error.what());
+    } catch (const json::out_of_range& error) {  // a number beyond a double's range, as 1e999
+      throw UserError(result_.path + ": not valid JSON: " + error.what());
     }
     if (!top.is_object()) throw UserError(result_.path + ": the top level is not a JSON object; give a COCO instances file");
     for (const char* key : {"images", "annotations", "categories"}) {

@@ -79,6 +79,8 @@ std::vector<Detection> read_detections_json(const std::string& json_path) {
     top = nlohmann::json::parse(text.str());
   } catch (const nlohmann::json::parse_error& parse_error) {
     throw UserError(json_path + ": not valid JSON: " + parse_error.what());
+  } catch (const nlohmann::json::out_of_range& out_of_range) {  // a number beyond a double's range
+    throw UserError(json_path + ": not valid JSON: " + out_of_range.what());
   }
   if (!top.is_array()) throw UserError(json_path + ": the top level is not a list; give a COCO detection results file");
 

@@ -177,6 +177,13 @@ TEST(CocoAnnotations, MalformedJsonNamesTheFileAndTheParserMessage) {
   EXPECT_THAT(error_of_file("[1, 2]"), HasSubstr("top level is not a JSON object"));
 }
 
+// Found by fuzz/fuzz_coco_json: nlohmann-json throws out_of_range, not parse_error, for a number
+// beyond a double's range.
+TEST(CocoAnnotations, NumberBeyondADoubleIsAUserError) {
+  EXPECT_THAT(error_of_file(R"({"images": [{"id": 1, "width": 1e999}]})"),
+              AllOf(HasSubstr("not valid JSON"), HasSubstr("number overflow parsing '1e999'")));
+}
+
 TEST(CocoAnnotations, MissingListOrFieldIsNamed) {
   EXPECT_THAT(error_of_file(R"({"images": [], "annotations": []})"), HasSubstr(": categories is missing"));
   EXPECT_THAT(error_of_file(R"({"images": {}, "annotations": [], "categories": []})"),

@@ -244,6 +244,7 @@ TEST(CocoDetectionsJson, MalformedFilesAreUserErrorsNamingFileAndField) {
     std::string text, expected;
   } cases[] = {
       {"[{", "not valid JSON"},
+      {"[1e999]", "not valid JSON: [json.exception.out_of_range.406] number overflow"},  // fuzz_coco_json
       {R"({"image_id": 1})", "not a list"},
       {"[3]", "[0] is not an object"},
       {entry_start + R"({"category_id": 2, "bbox": [1, 2, 3, 4], "score": 0.5}])", "[1].image_id is missing"},
