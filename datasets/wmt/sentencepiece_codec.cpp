@@ -96,21 +96,8 @@ SentencePieceModule open_module() {
                     "executable");
   }
   // RTLD_LOCAL | RTLD_DEEPBIND: the module and libsentencepiece resolve their symbols (its protobuf
-  // runtime above all) among their own first, and export nothing into the process. AddressSanitizer
-  // cannot run a library loaded with RTLD_DEEPBIND (google/sanitizers#611); sanitizer builds use
-  // Debian's LibTorch, whose process has Debian's one protobuf, the one libsentencepiece links.
-#if defined(__SANITIZE_ADDRESS__)  // gcc
-  constexpr int kDeepBind = 0;
-#elif defined(__has_feature)       // clang
-#if __has_feature(address_sanitizer)
-  constexpr int kDeepBind = 0;
-#else
-  constexpr int kDeepBind = RTLD_DEEPBIND;
-#endif
-#else
-  constexpr int kDeepBind = RTLD_DEEPBIND;
-#endif
-  void* handle = dlopen(found->c_str(), RTLD_NOW | RTLD_LOCAL | kDeepBind);
+  // runtime above all) among their own first, and export nothing into the process.
+  void* handle = dlopen(found->c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   if (handle == nullptr) {
     const char* reason = dlerror();
     throw UserError(found->string() + ": cannot be loaded (" + (reason ? reason : "unknown reason") +
