@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs and builds first if needed (launch/setup.sh --build), then ctest.
 # Labels: unit, e2e (mini runs to target), mpi (multi-rank). `bash launch/test.sh -L unit` runs a part.
+# Then launch/sanitize.sh: the parsers' and the harness' unit tests under ASan + UBSan (clang, in
+# build-asan) and each fuzz target for 15 s on its corpus; MLH_SKIP_SANITIZE=1 leaves that out.
 # Then the same tree built against PyPI's CUDA LibTorch 2.11 (launch/setup.sh --build --cuda, in
 # build-cuda): its unit tests, the `cuda` tests (skipped without a GPU, each saying why), the NCF mini
 # run on the CPU, and the GPU check's two halves (launch/device_check.sh: pack the bundle, then run it
@@ -11,6 +13,7 @@ bash launch/setup.sh --build
 build_dir=${MLH_BUILD_DIR:-build}
 (cd "$build_dir" && ctest --output-on-failure -j "$(nproc)" "$@")
 
+[ "${MLH_SKIP_SANITIZE:-0}" = 1 ] || bash launch/sanitize.sh
 if [ "${MLH_SKIP_CUDA_BUILD:-0}" = 1 ]; then exit 0; fi
 echo
 echo "== the CUDA LibTorch 2.11 build: unit tests and the NCF mini run on the CPU =="
