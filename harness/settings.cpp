@@ -106,9 +106,14 @@ ConfigMap ConfigMap::from_yaml_text(const std::string& text, const std::string& 
   if (!root.IsMap())
     throw UserError(source_name + ": a config must be a mapping of 'key: value' lines");
   for (const auto& item : root) {
+    const std::string origin = source_name + ":" + std::to_string(item.first.Mark().line + 1);
+    if (!item.first.IsScalar()) {
+      throw UserError(origin + ": a key is " +
+                      (item.first.IsMap() ? "a mapping" : item.first.IsSequence() ? "a list" : "empty") +
+                      "; settings are flat 'key: value' lines with names as keys");
+    }
     const std::string key = item.first.as<std::string>();
     const YAML::Node& value = item.second;
-    const std::string origin = source_name + ":" + std::to_string(item.first.Mark().line + 1);
     if (value.IsMap())
       throw UserError(origin + ": key '" + key + "' holds a mapping; settings are flat 'key: value'");
     config.values_[key] = Entry{value, origin};

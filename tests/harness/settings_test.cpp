@@ -89,6 +89,15 @@ TEST(Settings, MalformedYamlNamesTheLine) {
               HasSubstr("flat"));
 }
 
+// Found by fuzz/fuzz_config: a key that is a list or a mapping (YAML's "? " keys) ended the program
+// with yaml-cpp's conversion error.
+TEST(Settings, KeyThatIsNotANameIsAUserError) {
+  EXPECT_THAT(user_error_of([] { ConfigMap::from_yaml_text("lr: 1\n? [a, b]\n: 2\n", "keys.yaml"); }),
+              AllOf(HasSubstr("keys.yaml:2: a key is a list"), HasSubstr("flat 'key: value'")));
+  EXPECT_THAT(user_error_of([] { ConfigMap::from_yaml_text("? {a: 1}\n: 2\n", "keys.yaml"); }),
+              HasSubstr("keys.yaml:1: a key is a mapping"));
+}
+
 TEST(Settings, MissingFileIsAUserError) {
   EXPECT_THAT(user_error_of([] { ConfigMap::from_file("/nonexistent/config.yaml"); }),
               HasSubstr("/nonexistent/config.yaml"));
