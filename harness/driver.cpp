@@ -1,6 +1,7 @@
 #include "harness/driver.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -45,6 +46,16 @@ bool drop_from_page_cache(const std::vector<std::string>& files) {
     ::close(fd);
   }
   return all;
+}
+
+// What malloc has handed out and not had back, in MiB (glibc; 0 elsewhere).
+double heap_in_use_mib() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  const struct mallinfo2 info = ::mallinfo2();
+  return static_cast<double>(info.uordblks + info.hblkhd) / (1024.0 * 1024.0);
+#else
+  return 0;
+#endif
 }
 
 // This process's resident memory (RSS), in MiB.
@@ -335,6 +346,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
           figures->set_mean_loss(stats.mean_loss);
           figures->set_samples_per_second(meter.epoch_samples_per_second());
           figures->set_resident_mib(world.allreduce_max(resident_mib()));
+          figures->set_heap_in_use_mib(world.allreduce_max(heap_in_use_mib()));
           if (!std::isfinite(stats.mean_loss)) {
             abort_reason = "non-finite training loss in epoch " + std::to_string(epoch);
             break;
@@ -357,6 +369,9 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
         point->set_epoch(epoch);
         point->set_run_seconds((eval_ms - run_start_ms) / 1000.0);
         point->set_reached(converged);
+        // An evaluated epoch's resident memory counts what its evaluation took as well.
+        result.mutable_epochs(result.epochs_size() - 1)->set_resident_mib(world.allreduce_max(resident_mib()));
+        result.mutable_epochs(result.epochs_size() - 1)->set_heap_in_use_mib(world.allreduce_max(heap_in_use_mib()));
         for (const auto& [name, v] : quality.values) (*point->mutable_quality())[name] = v;
         char tail[96];
         std::snprintf(tail, sizeof tail, "%s  loss %.4f  [%.1f s]", converged ? " reached" : "", stats.mean_loss,
