@@ -192,8 +192,10 @@ std::string write_checkpoint(const World& world, const std::string& folder, Chec
 FoundCheckpoint find_checkpoint(const std::string& path) {
   if (!fs::is_directory(path)) throw UserError("--resume '" + path + "': no such folder");
   FoundCheckpoint found;
-  const bool single = fs::exists(fs::path(path) / kManifest) || path.find("/epoch_") != std::string::npos ||
-                      fs::path(path).filename().string().rfind("epoch_", 0) == 0;
+  fs::path normal = fs::path(path).lexically_normal();
+  if (normal.filename().empty()) normal = normal.parent_path();  // a trailing slash
+  const std::string name = normal.filename().string();
+  const bool single = fs::exists(fs::path(path) / kManifest) || name.rfind("epoch_", 0) == 0;
   const std::vector<fs::path> candidates = single ? std::vector<fs::path>{fs::path(path)} : checkpoints_in(path);
   if (candidates.empty())
     throw UserError("--resume '" + path + "': no checkpoint in it (folders epoch_NNNN written by --checkpoint-every)");

@@ -139,7 +139,8 @@ TEST(Checkpoint, RefusesADamagedOrUnfinishedOneAndTakesThePreviousOne) {
   // Named directly, a damaged checkpoint is an error that says why.
   EXPECT_THAT(user_error_of([&] { find_checkpoint((folder / "epoch_0003").string()); }),
               HasSubstr("no usable checkpoint"));
-  EXPECT_THAT(user_error_of([&] { find_checkpoint((folder / "epoch_0003").string()); }), HasSubstr("cut short"));
+  EXPECT_THAT(user_error_of([&] { find_checkpoint((folder / "epoch_0003").string() + "/"); }), HasSubstr("cut short"));
+  EXPECT_EQ(find_checkpoint((folder / "epoch_0001").string() + "/").manifest.epoch, 1);
   EXPECT_THAT(user_error_of([&] { find_checkpoint((folder / "nowhere").string()); }), HasSubstr("no such folder"));
   fs::create_directories(folder.parent_path() / "empty");
   EXPECT_THAT(user_error_of([&] { find_checkpoint((folder.parent_path() / "empty").string()); }),
