@@ -13,7 +13,8 @@ namespace mlh {
 
 // Reads `path` and decodes it with OpenCV into 8-bit BGR, EXIF orientation ignored (as TF's
 // decode_jpeg and PIL's Image.open). Throws BadSample(path, reason, skip_hint) for a bad image: a
-// file that is missing or unreadable ("cannot be read (...)"), or empty, that OpenCV cannot decode,
+// file that is missing or unreadable ("cannot be read (...)"), or empty, neither JPEG nor PNG (by
+// its first bytes; OpenCV's other decoders are not trusted with unchecked files), that OpenCV cannot decode,
 // or a truncated JPEG (starting FF D8 with no FF D9 end-of-image marker among its last 64 bytes,
 // trailing zero bytes ignored; libjpeg would decode it silently with grey rows), each "not a
 // decodable image (...)". Thread-safe.

@@ -248,6 +248,17 @@ TEST(BatchLoader, CorruptFileFailsNamingTheFile) {
   EXPECT_THAT(loader.next().labels, ElementsAre(damaged.folder.labels[3]));
 }
 
+// Found by fuzz/fuzz_image.cpp: "DICM" at byte 128 sends cv::imdecode to GDCM's DICOM reader, which
+// aborted the process on this file. Only JPEG and PNG reach a decoder.
+TEST(BatchLoader, AFileOfAnotherFormatFailsNamingTheFileWithoutReachingADecoder) {
+  const DamagedFolder damaged = damaged_folder(test_folder());
+  write_raw(damaged.corrupt, std::string(128, '\xda') + "DICM\xe0" "F\x01");  // a DICOM preamble, then junk
+  BatchLoader loader(damaged.folder, small_options(1));
+  loader.start({{1}}, 0);
+  EXPECT_THAT(user_error_from_next(loader),
+              AllOf(HasSubstr(damaged.corrupt), HasSubstr("not a decodable image (neither JPEG nor PNG)")));
+}
+
 TEST(BatchLoader, TruncatedJpegFailsNamingTheFile) {
   const DamagedFolder damaged = damaged_folder(test_folder());
   BatchLoader loader(damaged.folder, small_options(1));
