@@ -21,9 +21,10 @@ if ! command -v clang++ > /dev/null; then
   $sudo_cmd apt-get update -q
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -q --no-install-recommends clang
 fi
+mkdir -p "$build_dir"
 CC=clang CXX=clang++ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DMLH_SANITIZE=ON -DMLH_FUZZ=ON > "$build_dir.configure.log" 2>&1 || {
-  cat "$build_dir.configure.log" >&2; exit 1; }
+  -DMLH_SANITIZE=ON -DMLH_FUZZ=ON > "$build_dir/configure.log" 2>&1 || {
+  cat "$build_dir/configure.log" >&2; exit 1; }
 
 parts=(compliance report harness datasets)
 targets=()
