@@ -305,6 +305,11 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
           write_checkpoint(world, checkpoint_folder, manifest, state, options.checkpoints_kept);
       if (world.is_root()) result.set_last_checkpoint(written);
     };
+    // The largest resident memory and heap in use over the ranks (a collective).
+    auto note_memory = [&](proto::EpochRecord* figures) {
+      figures->set_resident_mib(world.allreduce_max(resident_mib()));
+      figures->set_heap_in_use_mib(world.allreduce_max(heap_in_use_mib()));
+    };
     auto checkpoint_due = [&](int64_t epoch) {
       return options.checkpoint_every_epochs > 0 && epoch % options.checkpoint_every_epochs == 0;
     };
@@ -345,8 +350,8 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
           figures->set_epoch(epoch);
           figures->set_mean_loss(stats.mean_loss);
           figures->set_samples_per_second(meter.epoch_samples_per_second());
-          figures->set_resident_mib(world.allreduce_max(resident_mib()));
-          figures->set_heap_in_use_mib(world.allreduce_max(heap_in_use_mib()));
+          // An epoch that ends its block is measured after its evaluation, which it also takes.
+          if (epoch != block.last_epoch() || !std::isfinite(stats.mean_loss)) note_memory(figures);
           if (!std::isfinite(stats.mean_loss)) {
             abort_reason = "non-finite training loss in epoch " + std::to_string(epoch);
             break;
@@ -369,9 +374,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
         point->set_epoch(epoch);
         point->set_run_seconds((eval_ms - run_start_ms) / 1000.0);
         point->set_reached(converged);
-        // An evaluated epoch's resident memory counts what its evaluation took as well.
-        result.mutable_epochs(result.epochs_size() - 1)->set_resident_mib(world.allreduce_max(resident_mib()));
-        result.mutable_epochs(result.epochs_size() - 1)->set_heap_in_use_mib(world.allreduce_max(heap_in_use_mib()));
+        note_memory(result.mutable_epochs(result.epochs_size() - 1));
         for (const auto& [name, v] : quality.values) (*point->mutable_quality())[name] = v;
         char tail[96];
         std::snprintf(tail, sizeof tail, "%s  loss %.4f  [%.1f s]", converged ? " reached" : "", stats.mean_loss,
