@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# mlharness bench against the project's plain-PyTorch reference loop (reference/<workload>.py) on the
+# same workload, batch, threads and precision, in one sitting: interleaved rounds, medians, the ratio
+# and the machine. See usage below and reference/README.md.
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: bash launch/compare_reference.sh --workload NAME [options]
+
+Runs `mlharness bench` and reference/NAME.py (plain PyTorch, eager) with the same batch, threads and
+precision, one after the other, ROUNDS times (mlharness, reference, mlharness, reference, ...), and
+prints the median rate of each, their ratio and the machine.
+
+  --workload NAME      ncf, resnet50, transformer, gnmt or ssd; required
+  --batch-size N       per step, in the workload's bench unit (ncf: samples; resnet50, ssd: images;
+                       transformer: tokens per side; gnmt: sentence pairs). Default: ncf 65536,
+                       resnet50 16, transformer 512, gnmt 16, ssd 8 (CPU-sized)
+  --threads T          intra-op and BLAS threads of both (default: the cores this shell may use);
+                       mlharness gets --set intra_op_threads=T
+  --precision P        fp32 (default) or amp (bf16 autocast on the CPU, in both)
+  --channels-last      resnet50 only: NHWC in both
+  --rounds R           interleaved rounds (default 3)
+  --warmup N           untimed steps per run; --steps N steps per timed window; --repeats N windows
+                       per run, the median kept (defaults: ncf 3, 10, 3; the others 2, 2, 3)
+  --quick              a test-sized comparison: one round, a tiny batch, 1 warm-up step, one window
+                       of 2 steps (the figures mean little)
+  --mlharness PATH     the mlharness binary (default: build/launch/mlharness beside this script,
+                       else mlharness on the PATH)
+  --python PATH        the Python with Debian's python3-torch (default /usr/bin/python3, not the
+                       first python3 on the PATH)
+  --plain-malloc       run the reference with glibc's default malloc settings (default: those
+                       mlharness sets for itself, through GLIBC_TUNABLES)
+  --json FILE          also write the comparison as JSON
+  -h, --help           this text
+
+Exit status: 0 compared, 1 a run failed, 2 bad input or a missing prerequisite.
+EOF
+}
+
+die() {
+  echo "compare_reference.sh: error: $*" >&2
+  exit 2
+}
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+workload="" batch="" threads="" precision=fp32 channels_last=0 rounds="" warmup="" steps="" repeats=""
+quick=0 mlharness="" python=/usr/bin/python3 plain_malloc=0 json_out=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    -h | --help) usage; exit 0 ;;
+    --channels-last) channels_last=1; shift; continue ;;
+    --quick) quick=1; shift; continue ;;
+    --plain-malloc) plain_malloc=1; shift; continue ;;
+    --workload | --batch-size | --threads | --precision | --rounds | --warmup | --steps | --repeats | --mlharness | --python | --json)
+      [ $# -ge 2 ] || die "$1 needs a value (see --help)" ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+  case $1 in
+    --workload) workload=$2 ;;
+    --batch-size) batch=$2 ;;
+    --threads) threads=$2 ;;
+    --precision) precision=$2 ;;
+    --rounds) rounds=$2 ;;
+    --warmup) warmup=$2 ;;
+    --steps) steps=$2 ;;
+    --repeats) repeats=$2 ;;
+    --mlharness) mlharness=$2 ;;
+    --python) python=$2 ;;
+    --json) json_out=$2 ;;
+  esac
+  shift 2
+done
+
+# Per workload: default batch, quick batch, warm-up, steps, repeats.
+case $workload in
+  ncf) defaults=(65536 1024 3 10 3) ;;
+  resnet50) defaults=(16 2 2 2 3) ;;
+  transformer) defaults=(512 64 2 2 3) ;;
+  gnmt) defaults=(16 2 2 2 3) ;;
+  ssd) defaults=(8 2 2 2 3) ;;
+  "") die "--workload is required: ncf, resnet50, transformer, gnmt or ssd" ;;
+  *) die "unknown workload '$workload'; the reference loops are ncf, resnet50, transformer, gnmt and ssd" ;;
+esac
+if [ "$quick" = 1 ]; then
+  : "${batch:=${defaults[1]}}" "${rounds:=1}" "${warmup:=1}" "${steps:=2}" "${repeats:=1}"
+fi
+: "${batch:=${defaults[0]}}" "${rounds:=3}" "${warmup:=${defaults[2]}}" "${steps:=${defaults[3]}}" "${repeats:=${defaults[4]}}"
+: "${threads:=$(nproc)}"
+for pair in "batch-size:$batch" "threads:$threads" "rounds:$rounds" "steps:$steps" "repeats:$repeats"; do
+  [[ ${pair#*:} =~ ^[1-9][0-9]{0,8}$ ]] || die "--${pair%%:*} '${pair#*:}' is not a positive whole number"
+done
+[[ $warmup =~ ^[0-9]{1,9}$ ]] || die "--warmup '$warmup' is not a whole number"
+case $precision in fp32 | amp) ;; *) die "--precision '$precision': fp32 or amp" ;; esac
+if [ "$channels_last" = 1 ] && [ "$workload" != resnet50 ]; then
+  die "--channels-last applies to resnet50 only (mlharness's ssd bench runs NCHW)"
+fi
+
+if [ -z "$mlharness" ]; then
+  if [ -x "$root/build/launch/mlharness" ]; then
+    mlharness=$root/build/launch/mlharness
+  else
+    mlharness=$(command -v mlharness || true)
+  fi
+fi
+[ -n "$mlharness" ] && [ -x "$mlharness" ] && [ ! -d "$mlharness" ] ||
+  die "mlharness is not built: no executable ${mlharness:-at $root/build/launch/mlharness or on the PATH}; build it (cmake -S . -B build && cmake --build build) or pass --mlharness PATH"
+mlharness=$(cd "$(dirname "$mlharness")" && pwd)/$(basename "$mlharness")
+[ -x "$python" ] || die "no Python at $python; install Debian's python3 and python3-torch (apt-get install -y --no-install-recommends python3-torch) or pass --python PATH"
+torch_version=$("$python" -c 'import sys; sys.dont_write_bytecode = True; import torch; print(torch.__version__)' 2>/dev/null) ||
+  die "$python cannot import torch: install Debian's PyTorch with apt-get install -y --no-install-recommends python3-torch (or pass --python PATH to a Python that has it)"
+script=$root/reference/$workload.py
+[ -f "$script" ] || die "no reference loop at $script"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/compare_reference.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The heap mlharness keeps for itself (harness/world.h, configure_host_allocator): no mmap per
+# allocation, no trimming, a 1 GiB top pad, so tensors reallocated every step reuse warm pages.
+malloc_tunables=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=2147483647:glibc.malloc.top_pad=1073741824
+reference_env=(env PYTHONDONTWRITEBYTECODE=1 OMP_NUM_THREADS="$threads")
+if [ "$plain_malloc" = 0 ]; then
+  reference_env+=(GLIBC_TUNABLES="$malloc_tunables")
+  malloc_note="GLIBC_TUNABLES=$malloc_tunables (the heap mlharness keeps)"
+else
+  malloc_note="glibc's default malloc (--plain-malloc)"
+fi
+timing=(--warmup "$warmup" --steps "$steps" --repeats "$repeats")
+extra=()
+[ "$channels_last" = 1 ] && extra+=(--channels-last)
+
+# Reads FILE (JSON) and prints "RATE UNIT PRECISION_USED" for mlharness's (kind bench) or the reference's.
+read_rate() {
+  "$python" - "$1" "$2" <<'EOF'
+import json, sys
+kind, path = sys.argv[1], sys.argv[2]
+with open(path) as f:
+    if kind == "bench":
+        case = json.load(f)["cases"][0]
+        print(case["per_rank_per_second"], case["unit"], case["precision_used"].replace(" ", "_"))
+    else:
+        result = json.loads(f.read().strip().splitlines()[-1])
+        print(result["per_second"], result["unit"], result["precision_used"].replace(" ", "_"))
+EOF
+}
+
+cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1)
+echo "compare_reference: $workload, batch $batch, $precision, $threads thread(s), $rounds interleaved round(s) of" \
+  "$warmup warm-up step(s) then $repeats window(s) of $steps steps (median window)"
+echo "machine: ${cpu:-unknown CPU}, $(nproc --all) cores ($(nproc) usable here), $(uname -sr)," \
+  "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "mlharness: $mlharness bench --set intra_op_threads=$threads"
+echo "reference: reference/$workload.py under $python (torch $torch_version), OMP_NUM_THREADS=$threads, $malloc_note"
+
+mlh_rates=() ref_rates=() unit="" mlh_precision="" ref_precision=""
+for ((round = 1; round <= rounds; round++)); do
+  if ! (cd "$work" && "$mlharness" bench --workload "$workload" --batch-size "$batch" --precision "$precision" \
+        "${timing[@]}" "${extra[@]}" --set intra_op_threads="$threads" --json "$work/bench.json" >"$work/bench.out" 2>&1); then
+    cat "$work/bench.out" >&2
+    echo "compare_reference.sh: mlharness bench failed in round $round (its output is above)" >&2
+    exit 1
+  fi
+  result=$(read_rate bench "$work/bench.json") || { echo "compare_reference.sh: mlharness bench wrote no rate in its --json file (round $round)" >&2; exit 1; }
+  read -r rate unit mlh_precision <<<"$result"
+  mlh_rates+=("$rate")
+  if ! (cd "$work" && "${reference_env[@]}" "$python" "$script" --batch-size "$batch" --threads "$threads" \
+        --precision "$precision" "${timing[@]}" "${extra[@]}" >"$work/reference.out" 2>"$work/reference.err"); then
+    cat "$work/reference.err" >&2
+    echo "compare_reference.sh: reference/$workload.py failed in round $round (its output is above)" >&2
+    exit 1
+  fi
+  result=$(read_rate reference "$work/reference.out") || { echo "compare_reference.sh: reference/$workload.py printed no JSON rate (round $round)" >&2; exit 1; }
+  read -r ref_rate ref_unit ref_precision <<<"$result"
+  [ "$ref_unit" = "$unit" ] || { echo "compare_reference.sh: units differ: mlharness $unit/s, reference $ref_unit/s" >&2; exit 1; }
+  ref_rates+=("$ref_rate")
+  printf 'round %d: mlharness %.1f %s/s, reference %.1f %s/s\n' "$round" "$rate" "$unit" "$ref_rate" "$unit"
+done
+
+"$python" - "$workload" "$batch" "$precision" "$threads" "$unit" "${mlh_precision//_/ }" "${ref_precision//_/ }" \
+  "$cpu" "$(nproc --all)" "$python" "$torch_version" "$json_out" "${mlh_rates[*]}" "${ref_rates[*]}" <<'EOF'
+import json, statistics, sys
+(workload, batch, precision, threads, unit, mlh_precision, ref_precision, cpu, cores, python, torch_version,
+ json_out, mlh, ref) = sys.argv[1:]
+mlh, ref = [float(x) for x in mlh.split()], [float(x) for x in ref.split()]
+m, r = statistics.median(mlh), statistics.median(ref)
+print(f"median of {len(mlh)} round(s), {unit}/s:")
+print(f"  mlharness  {m:14,.1f} {unit}/s  ({mlh_precision})")
+print(f"  reference  {r:14,.1f} {unit}/s  ({ref_precision}, plain PyTorch {torch_version})")
+print(f"  ratio      {m / r:14.2f}  (mlharness / reference)")
+if json_out:
+    with open(json_out, "w") as f:
+        json.dump({"workload": workload, "batch_size": int(batch), "precision": precision, "threads": int(threads),
+                   "unit": unit, "mlharness_per_second": m, "reference_per_second": r, "ratio": m / r,
+                   "mlharness_rounds": mlh, "reference_rounds": ref, "cpu": cpu, "cores": int(cores),
+                   "python": python, "torch": torch_version}, f, indent=2)
+        f.write("\n")
+EOF
