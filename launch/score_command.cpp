@@ -157,15 +157,16 @@ std::map<std::string, std::string> noncompliant_runs(const ResultGroup& group) {
   return rejected;
 }
 
-// The systems the runs name as `report` names them ("8xNVIDIA DGX-1": the count from the submission's
-// systems JSON, the RunResult, the v0.6 submission_entry or the log's platform label), in run order;
-// a bare folder name is left out (the system folder is printed already).
+// The systems the runs name as `report` names them, with what the count counts ("8xNVIDIA DGX-1: 8 GPUs",
+// "2xAMD-EPYC: 2 CPU ranks": the count from the submission's systems JSON, the RunResult, the v0.6
+// submission_entry or the log's platform label), in run order; a bare folder name is left out (the
+// system folder is printed already).
 std::vector<std::string> platform_labels(const ResultGroup& group) {
   std::vector<std::string> labels;
   for (const RunSummary& run : group.runs) {
     const report::RunPlatform where = report::identify_run_platform(run);
-    if (where.platform_source == "folder name" && where.gpus == 0) continue;
-    const std::string label = where.label();
+    if (where.platform_source == "folder name" && where.device_count == 0) continue;
+    const std::string label = where.label_with_kind();
     if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
   }
   return labels;

@@ -33,7 +33,9 @@ ReportOutcome make_report(const ReportRequest& request) {
     throw UserError("report: no usable run among " + std::to_string(outcome.collected.logs_found) +
                     " result_<i>.txt log(s) found" + first);
   }
-  outcome.tables = build_report_tables(outcome.collected.runs, request.baseline_platform);
+  outcome.tables = build_report_tables(outcome.collected.runs, request.baseline_platform, request.prices);
+  for (const PriceWarning& warning : outcome.tables.price_warnings)
+    outcome.collected.issues.push_back({warning.given_as, warning.reason, false});
   const ReportDocument document = build_report_document(outcome.collected, outcome.tables, request.inputs);
 
   const fs::path out_dir(request.out_dir);
@@ -46,7 +48,7 @@ ReportOutcome make_report(const ReportRequest& request) {
     for (const DocBlock& block : section.blocks)
       if (const auto* chart = std::get_if<DocChart>(&block))
         write_file(out_dir / "charts" / (chart->file_stem + ".svg"), chart->svg + "\n", outcome.files_written);
-  write_file(out_dir / "runs.csv", runs_csv(outcome.collected.runs), outcome.files_written);
+  write_file(out_dir / "runs.csv", runs_csv(outcome.collected.runs, outcome.tables), outcome.files_written);
   write_file(out_dir / "summary.csv", summary_csv(outcome.tables, outcome.collected.runs), outcome.files_written);
   write_file(out_dir / "comparison.csv", comparison_csv(outcome.tables), outcome.files_written);
   return outcome;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "report/prices.h"
 #include "report/report_data.h"
 #include "report/report_tables.h"
 
@@ -15,6 +16,7 @@ struct ReportRequest {
   std::vector<std::string> inputs;    // folders (searched recursively) or log files
   std::string out_dir;
   std::string baseline_platform;      // empty: the slowest platform per benchmark
+  PriceList prices = {};              // empty: no cost columns, no cost chart
 };
 
 struct ReportOutcome {
@@ -24,6 +26,8 @@ struct ReportOutcome {
 };
 
 // Throws UserError when an input does not exist, no run is usable, or the output cannot be written.
+// A price that prices no run is a warning among collected.issues (not skipped), named by its
+// given_as.
 ReportOutcome make_report(const ReportRequest& request);
 
 }  // namespace mlh::report

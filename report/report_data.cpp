@@ -140,7 +140,7 @@ class SystemFiles {
       std::string problem;
       system = read_system_file(path, &problem);
       if (!system)
-        issues_.push_back({path, "system description " + problem + "; platform and GPU count come from the logs", false});
+        issues_.push_back({path, "system description " + problem + "; platform and device count come from the logs", false});
     }
     return cache_.emplace(path, system).first->second;
   }
@@ -188,18 +188,25 @@ RunPlatform resolve_platform(const RunSummary& summary, const std::optional<Syst
   std::optional<double> record_devices;
   if (!record.is_null()) record_devices = record_number(record, "device_count");
   if (system && system->accelerator_count()) {
-    where.gpus = *system->accelerator_count();
-    where.gpus_source = "system JSON";
+    where.device_count = *system->accelerator_count();
+    where.device_count_source = "system JSON";
   } else if (record_devices && *record_devices > 0) {
-    where.gpus = static_cast<int>(*record_devices);
-    where.gpus_source = "RunResult device_count";
+    where.device_count = static_cast<int>(*record_devices);
+    where.device_count_source = "RunResult device_count";
   } else if (entry && entry->accelerator_count()) {
-    where.gpus = *entry->accelerator_count();
-    where.gpus_source = "log submission_entry";
+    where.device_count = *entry->accelerator_count();
+    where.device_count_source = "log submission_entry";
   } else if (label_count > 0) {
-    where.gpus = label_count;
-    where.gpus_source = "platform label";
+    where.device_count = label_count;
+    where.device_count_source = "platform label";
   }
+
+  const std::string record_device = record.is_null() ? "" : record_text(record, "device");
+  if (record_device == "cpu") where.device_kind = DeviceKind::kCpu;
+  else if (record_device == "cuda") where.device_kind = DeviceKind::kGpu;
+  else if (const auto by_model = device_kind_by_name(where.device_model)) where.device_kind = *by_model;
+  else if (const auto by_platform = device_kind_by_name(label)) where.device_kind = *by_platform;
+  else where.device_kind = DeviceKind::kAccelerator;
   return where;
 }
 
@@ -321,8 +328,9 @@ std::optional<RunRow> read_run(const LogFile& file, SystemFiles& systems, std::v
   row.platform = where.platform;
   row.platform_source = where.platform_source;
   row.device_model = where.device_model;
-  row.gpus = where.gpus;
-  row.gpus_source = where.gpus_source;
+  row.device_count = where.device_count;
+  row.device_count_source = where.device_count_source;
+  row.device_kind = where.device_kind;
   row.seed = summary.seed;
   if (!row.seed && !record.is_null())
     if (const auto seed = record_number(record, "seed")) row.seed = static_cast<int64_t>(*seed);
@@ -373,10 +381,10 @@ void drop_repeated_seeds(std::vector<RunRow>& rows, std::vector<InputIssue>& iss
   for (RunRow& row : rows) {
     if (row.seed) {
       const auto [it, inserted] =
-          first_log.emplace(std::make_tuple(row.benchmark, row.platform, row.gpus, *row.seed), row.log_path);
+          first_log.emplace(std::make_tuple(row.benchmark, row.platform, row.device_count, *row.seed), row.log_path);
       if (!inserted) {
         issues.push_back({row.log_path, "seed " + std::to_string(*row.seed) + " again (first run of it: " + it->second +
-                                            "); each seed counts once per benchmark, platform and GPU count"});
+                                            "); each seed counts once per benchmark, platform and device count"});
         continue;
       }
     }
@@ -449,7 +457,45 @@ std::vector<EpochSamples> mlperf_epoch_samples(const std::string& benchmark) {
 }
 
 std::string RunPlatform::label() const {
-  return gpus > 0 ? std::to_string(gpus) + "x" + platform : platform;
+  return device_count > 0 ? std::to_string(device_count) + "x" + platform : platform;
+}
+
+std::string RunPlatform::label_with_kind() const {
+  return device_count > 0 ? label() + ": " + count_label(device_count, device_kind) : platform;
+}
+
+const char* to_string(DeviceKind kind) {
+  switch (kind) {
+    case DeviceKind::kGpu: return "gpu";
+    case DeviceKind::kCpu: return "cpu";
+    case DeviceKind::kAccelerator: return "accelerator";
+  }
+  return "";
+}
+
+std::optional<DeviceKind> device_kind_by_name(const std::string& name) {
+  static const std::regex gpu(R"(nvidia|tesla|geforce|quadro|titan|radeon|instinct|gpu|dgx|[ahpv]100|\bt4\b|\bl4\b|h200|cuda)",
+                              std::regex::icase);
+  static const std::regex cpu(R"(\bcpu|xeon|epyc|ryzen|threadripper|opteron|graviton|ampere altra)", std::regex::icase);
+  if (std::regex_search(name, gpu)) return DeviceKind::kGpu;
+  if (std::regex_search(name, cpu)) return DeviceKind::kCpu;
+  return std::nullopt;
+}
+
+std::string count_noun(std::optional<DeviceKind> kind) {
+  if (!kind) return "devices";
+  switch (*kind) {
+    case DeviceKind::kGpu: return "GPUs";
+    case DeviceKind::kCpu: return "CPU ranks";
+    case DeviceKind::kAccelerator: return "accelerators";
+  }
+  return "devices";
+}
+
+std::string count_label(int count, std::optional<DeviceKind> kind) {
+  std::string noun = count_noun(kind);
+  if (count == 1) noun.pop_back();  // "1 GPU", "1 CPU rank"
+  return (count > 0 ? std::to_string(count) : std::string("?")) + " " + noun;
 }
 
 RunPlatform identify_run_platform(const RunSummary& summary) {
@@ -512,7 +558,7 @@ CollectedRuns collect_runs(const std::vector<std::string>& inputs) {
   }
   drop_repeated_seeds(collected.runs, collected.issues);
   std::stable_sort(collected.runs.begin(), collected.runs.end(), [](const RunRow& a, const RunRow& b) {
-    return std::tie(a.benchmark, a.platform, a.gpus) < std::tie(b.benchmark, b.platform, b.gpus);
+    return std::tie(a.benchmark, a.platform, a.device_count) < std::tie(b.benchmark, b.platform, b.device_count);
   });
   return collected;
 }

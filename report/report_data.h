@@ -7,9 +7,12 @@
 // Where each field comes from, first source that has it:
 //   benchmark   log submission_benchmark (v0.5: the lines' benchmark field), RunResult, folder name
 //   platform    log submission_platform (not a placeholder), system JSON system_name, RunResult,
-//               the <system> folder; a leading "Nx" is dropped (the count lives in `gpus`)
-//   gpus        system JSON accelerators_per_node x number_of_nodes, RunResult device_count,
+//               the <system> folder; a leading "Nx" is dropped (the count lives in `device_count`)
+//   device_count  system JSON accelerators_per_node x number_of_nodes, RunResult device_count,
 //               the log's v0.6 submission_entry, the "Nx" of the platform label
+//   device_kind RunResult device ("cpu": CPU ranks, "cuda": GPUs); else the device model (systems
+//               JSON accelerator_model_name, RunResult device_model, submission_entry accelerator),
+//               then the platform label, by name (device_kind_by_name); else an accelerator
 //   throughput  RunResult train_samples_per_second; else derived from the log as
 //               train_samples x epochs run / (run_stop - run_start), which includes eval time, but
 //               not when train_samples is not the benchmark's epoch (mlperf_epoch_samples)
@@ -33,17 +36,36 @@ struct QualityPoint {
 enum class ThroughputSource { kNone, kRunResult, kDerivedFromLog };
 const char* to_string(ThroughputSource source);
 
+// What a run's device count counts: GPUs; CPU ranks (a CPU run counts its processes, not cores or
+// sockets); or accelerators, for a system whose model names neither (TPUs, or no model at all:
+// MLPerf training systems are accelerator systems).
+enum class DeviceKind { kGpu, kCpu, kAccelerator };
+// "gpu", "cpu", "accelerator": the CSV's device_kind.
+const char* to_string(DeviceKind kind);
+// The kind a device model or platform name says: GPU for NVIDIA/AMD GPU names (Tesla, V100, A100,
+// DGX, Radeon, "GPU", ...), CPU for CPU names (Xeon, EPYC, "CPU", ...); nullopt for other names.
+std::optional<DeviceKind> device_kind_by_name(const std::string& name);
+// "8 GPUs", "1 GPU", "2 CPU ranks", "8 accelerators", "? GPUs" for an unknown count; with no kind
+// (groups of several kinds, as on one chart axis) "8 devices".
+std::string count_label(int count, std::optional<DeviceKind> kind);
+// The plural noun alone: "GPUs", "CPU ranks", "accelerators", "devices".
+std::string count_noun(std::optional<DeviceKind> kind);
+
 // Where a run ran, by the sources above: what `report` groups by and `score` prints.
 struct RunPlatform {
   std::string platform;        // without a leading "Nx"
   std::string platform_source;
   std::string device_model;    // GPU (or CPU) model, when known
-  int gpus = 0;                // 0 when unknown
-  std::string gpus_source;
+  int device_count = 0;        // 0 when unknown
+  std::string device_count_source;
+  DeviceKind device_kind = DeviceKind::kAccelerator;
 
   // MLPerf's system name: "8xNVIDIA DGX-1" (the count, then the platform), or the platform alone
   // when the count is unknown.
   std::string label() const;
+  // The system name and what its count counts: "8xNVIDIA DGX-1: 8 GPUs", "2xAMD-EPYC: 2 CPU ranks";
+  // the platform alone when the count is unknown.
+  std::string label_with_kind() const;
 };
 
 struct RunRow {
@@ -58,8 +80,9 @@ struct RunRow {
   std::string platform;        // without a leading "Nx"
   std::string platform_source;
   std::string device_model;    // GPU (or CPU) model, when known
-  int gpus = 0;                // 0 when unknown; CPU runs: ranks
-  std::string gpus_source;
+  int device_count = 0;        // 0 when unknown; what it counts: device_kind
+  std::string device_count_source;
+  DeviceKind device_kind = DeviceKind::kAccelerator;
   std::string device;          // RunResult device, "cpu" or "cuda"; "" without a record
   std::optional<int64_t> seed;
   std::optional<int64_t> global_batch_size;
@@ -91,7 +114,7 @@ struct InputIssue {
 };
 
 struct CollectedRuns {
-  std::vector<RunRow> runs;    // sorted by benchmark, platform, gpus, then log path
+  std::vector<RunRow> runs;    // sorted by benchmark, platform, device_count, then log path
   std::vector<InputIssue> issues;
   int logs_found = 0;
 };

@@ -39,13 +39,21 @@ std::string readable(const std::optional<double>& value) {
 
 std::string times(const std::optional<double>& ratio) { return ratio ? fixed(*ratio, 2) + "x" : ""; }
 
-std::string group_name(const GroupSummary& g) { return g.benchmark + " · " + g.platform + " · " + count_label(g.gpus, g.device); }
+std::string group_name(const GroupSummary& g) {
+  return g.benchmark + " · " + g.platform + " · " + count_label(g.device_count, g.device_kind);
+}
 
-// The device every group ran on ("cpu", "cuda"), or "" when they differ or are unknown.
-std::string common_device(const std::vector<const GroupSummary*>& groups) {
-  std::set<std::string> devices;
-  for (const GroupSummary* g : groups) devices.insert(g->device);
-  return devices.size() == 1 ? *devices.begin() : "";
+// The kind of device every group counts, or nullopt when they differ.
+std::optional<DeviceKind> common_kind(const std::vector<const GroupSummary*>& groups) {
+  std::set<DeviceKind> kinds;
+  for (const GroupSummary* g : groups) kinds.insert(g->device_kind);
+  return kinds.size() == 1 ? std::optional<DeviceKind>(*kinds.begin()) : std::nullopt;
+}
+
+// Money in a table cell: cents, or two significant digits below a cent; "—" when unpriced.
+std::string money(const std::optional<double>& usd) {
+  if (!usd) return "—";
+  return dollars(*usd).substr(1);
 }
 
 // The energy per run is shown in kJ when some group's is 1000 J or more, else in J.
@@ -57,7 +65,7 @@ bool energy_in_kilojoules(const ReportTables& tables) {
 
 std::string file_stem(const std::string& kind, const GroupSummary* g, const std::string& benchmark) {
   std::string stem = kind + "_" + benchmark;
-  if (g) stem += "_" + g->platform + "_" + std::to_string(g->gpus) + "gpu";
+  if (g) stem += "_" + g->platform + "_" + std::to_string(g->device_count) + to_string(g->device_kind);
   for (char& c : stem)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
   return stem;
@@ -86,6 +94,19 @@ std::string per_seed_epochs(const GroupSummary& g, const std::vector<RunRow>& ru
     parts.push_back(run.seed_label() + ": " + value);
   }
   return join(parts, ", ");
+}
+
+// "Prices used: 8xTesla-V100 $24.48/h (system), Tesla-T4 $0.35/device-h; energy $0.12/kWh." and the
+// groups no price covers.
+void add_price_paragraphs(DocSection& section, const ReportTables& tables, bool with_unpriced) {
+  std::vector<std::string> used = tables.prices_used;
+  std::string energy;
+  if (tables.any_energy_cost && tables.usd_per_kwh) energy = "energy " + price_text(*tables.usd_per_kwh) + "/kWh";
+  if (!used.empty() || !energy.empty())
+    section.blocks.push_back(Paragraph{"Prices used: " + join(used, ", ") + (used.empty() || energy.empty() ? "" : "; ") + energy + "."});
+  if (with_unpriced && !tables.unpriced.empty())
+    section.blocks.push_back(Paragraph{"Unpriced (no price for the platform and device count; — in the cost cells): " +
+                                       join(tables.unpriced, ", ") + "."});
 }
 
 DocSection introduction(const CollectedRuns& collected, const ReportTables& tables, const std::vector<std::string>& inputs) {
@@ -117,15 +138,26 @@ DocSection introduction(const CollectedRuns& collected, const ReportTables& tabl
       "Throughput (train samples/s): our runs' RunResult value (steady state, total samples over total training time). "
       "Published logs carry none: it is derived as train_samples × epochs run ÷ (run_stop − run_start), so it includes "
       "evaluation time and reads lower than a pure training rate (marked †); blank when the log has no train_samples.",
-      "GPUs: from the submission's systems JSON (accelerators per node × nodes), our RunResult's device count (CPU "
-      "runs: ranks), the v0.6 log's submission_entry, or the leading \"Nx\" of the platform label.",
-      "Scaling efficiency: throughput per GPU ÷ throughput per GPU of the same platform and benchmark at its smallest "
-      "GPU count (100% = linear).",
+      "Devices: from the submission's systems JSON (accelerators per node × nodes), our RunResult's device count, "
+      "the v0.6 log's submission_entry, or the leading \"Nx\" of the platform label. They are GPUs, CPU ranks (our "
+      "CPU runs count processes, not cores) or accelerators (a published system whose accelerator model names no "
+      "GPU), by our RunResult's device, else the accelerator model's or the platform's name.",
+      "Scaling efficiency: throughput per device ÷ throughput per device of the same platform and benchmark at its "
+      "smallest device count (100% = linear).",
   };
   if (tables.any_energy)
     method.items.push_back("Energy (runs whose RunResult has it: GPU energy read from NVML over the timed run): energy per "
                            "run, mean power and samples per joule (train samples/s per watt, perf per watt), each the "
                            "mean over the group's runs that have it; blank where no run of the group has it.");
+  if (tables.any_price)
+    method.items.push_back("Cost (prices given with --price or --prices): a price with a count (8xTesla-V100) is the "
+                           "hourly price of that whole system, one without a count (Tesla-V100) the price per device-hour "
+                           "× the run's device count. Cost to train = hourly price × time to train; the group's is the "
+                           "hourly price × its olympic-mean time, so cost and time agree. Samples per dollar = train "
+                           "samples/s × 3600 ÷ hourly price. — marks a platform and device count without a price.");
+  if (tables.any_energy_cost)
+    method.items.push_back("Energy cost = energy per run (J) ÷ 3.6 × 10⁶ × the price of a kWh (--usd-per-kwh), the mean "
+                           "over the group's runs that measured energy.");
   if (derived) method.items.push_back("† in this report: throughput derived from the log, including evaluation time.");
   if (withheld)
     method.items.push_back("‡ in this report: some logs' train_samples is not one epoch of their benchmark (more than " +
@@ -134,22 +166,31 @@ DocSection introduction(const CollectedRuns& collected, const ReportTables& tabl
                            "under Skipped inputs).");
   section.blocks.push_back(method);
   section.blocks.push_back(Paragraph{"The tables are also in runs.csv (one row per run), summary.csv (one row per "
-                                     "benchmark × platform × GPU count) and comparison.csv, for pandas."});
+                                     "benchmark × platform × device count) and comparison.csv, for pandas."});
   return section;
 }
 
 DocSection summary_section(const CollectedRuns& collected, const ReportTables& tables) {
-  DocSection section{"Summary by benchmark, platform and GPU count", 2, {}};
+  DocSection section{"Summary by benchmark, platform and device count", 2, {}};
+  add_price_paragraphs(section, tables, true);
   DocTable table;
-  table.header = {"Benchmark", "Platform", "GPUs", "Device", "Global batch", "Runs", "Converged",
+  table.header = {"Benchmark", "Platform", "Devices", "Device", "Global batch", "Runs", "Converged",
                   "Epochs to converge (mean ± sd)", "Olympic mean time to train (min)", "Throughput (samples/s)",
-                  "Per GPU (samples/s)", "Scaling efficiency"};
+                  "Per device (samples/s)", "Scaling efficiency"};
   table.numeric = {false, false, true, false, true, true, true, true, true, true, true, true};
   const bool kilojoules = energy_in_kilojoules(tables);
   if (tables.any_energy) {
     table.header.insert(table.header.end(), {kilojoules ? "Energy per run (kJ)" : "Energy per run (J)", "Mean power (W)",
                                              "Samples per joule"});
     table.numeric.insert(table.numeric.end(), {true, true, true});
+  }
+  if (tables.any_price) {
+    table.header.insert(table.header.end(), {"Price ($/h)", "Cost to train ($)", "Samples per dollar"});
+    table.numeric.insert(table.numeric.end(), {true, true, true});
+  }
+  if (tables.any_energy_cost) {
+    table.header.push_back("Energy cost per run ($)");
+    table.numeric.push_back(true);
   }
   for (const GroupSummary& g : tables.groups) {
     std::vector<std::string> batches;
@@ -161,27 +202,31 @@ DocSection summary_section(const CollectedRuns& collected, const ReportTables& t
     };
     std::string scaling;
     if (g.scaling_efficiency)
-      scaling = fixed(*g.scaling_efficiency * 100, 0) + "% (vs " + count_label(g.scaling_reference_gpus, g.device) + ")";
-    std::string count = g.gpus > 0 ? std::to_string(g.gpus) : "?";
-    if (g.device == "cpu") count += g.gpus == 1 ? " CPU rank" : " CPU ranks";
-    std::vector<std::string> row = {g.benchmark, g.platform, count, g.device_model,
+      scaling = fixed(*g.scaling_efficiency * 100, 0) + "% (vs " + count_label(g.scaling_reference_devices, g.device_kind) + ")";
+    std::vector<std::string> row = {g.benchmark, g.platform, count_label(g.device_count, g.device_kind), g.device_model,
                                     join(batches, ", "), std::to_string(g.run_indices.size()), std::to_string(g.converged_runs),
                                     epochs_cell(g), olympic_cell(g), throughput_cell(g.train_samples_per_second),
-                                    throughput_cell(g.train_samples_per_second_per_gpu), scaling};
+                                    throughput_cell(g.train_samples_per_second_per_device), scaling};
     if (tables.any_energy) {
       std::optional<double> energy = g.energy_joules_mean;
       if (energy && kilojoules) *energy /= 1000;
       row.insert(row.end(), {readable(energy), readable(g.mean_power_watts), readable(g.samples_per_joule)});
     }
+    if (tables.any_price) {
+      const std::string mark = g.cost_usd && !g.olympic_mean_minutes ? " *" : "";
+      row.insert(row.end(), {money(g.usd_per_hour), money(g.cost_usd) + mark,
+                             g.samples_per_usd ? readable(g.samples_per_usd) : "—"});
+    }
+    if (tables.any_energy_cost) row.push_back(g.energy_cost_usd ? money(g.energy_cost_usd) : "");
     table.rows.push_back(row);
   }
   section.blocks.push_back(table);
 
   DocTable seeds;
-  seeds.header = {"Benchmark", "Platform", "GPUs", "Epochs to converge per seed"};
+  seeds.header = {"Benchmark", "Platform", "Devices", "Epochs to converge per seed"};
   seeds.numeric = {false, false, true, false};
   for (const GroupSummary& g : tables.groups)
-    seeds.rows.push_back({g.benchmark, g.platform, g.gpus > 0 ? std::to_string(g.gpus) : "?", per_seed_epochs(g, collected.runs)});
+    seeds.rows.push_back({g.benchmark, g.platform, count_label(g.device_count, g.device_kind), per_seed_epochs(g, collected.runs)});
   section.blocks.push_back(Paragraph{"Epochs to converge, seed by seed:"});
   section.blocks.push_back(seeds);
   return section;
@@ -193,7 +238,7 @@ DocSection comparison_section(const ReportTables& tables) {
   for (const BaselineChoice& choice : tables.baselines)
     choices.items.push_back(choice.benchmark + ": baseline " + choice.platform +
                             (choice.chosen_by_user ? " (given with --baseline)"
-                                                   : " (the slowest: the longest time to train at its smallest GPU count)"));
+                                                   : " (the slowest: the longest time to train at its smallest device count)"));
   for (const std::string& note : tables.notes) choices.items.push_back(note);
   if (!choices.items.empty()) section.blocks.push_back(choices);
   if (tables.comparisons.empty()) {
@@ -202,37 +247,49 @@ DocSection comparison_section(const ReportTables& tables) {
   }
   section.blocks.push_back(Paragraph{
       "Speedup = baseline time to train ÷ this platform's (above 1: faster than the baseline); throughput ratios = this "
-      "platform ÷ baseline. Each row is compared with the baseline at the same GPU count, or the nearest it has. "
-      "Times are olympic means; * marks a mean of the converged runs where an olympic mean is invalid."});
+      "platform ÷ baseline. Each row is compared with the baseline at the same device count, or the nearest it has. "
+      "Times are olympic means; * marks a mean of the converged runs where an olympic mean is invalid." +
+      std::string(tables.any_price ? " Cost ratio = this platform's cost to train ÷ the baseline's (below 1: cheaper)." : "")});
+  if (tables.any_price) add_price_paragraphs(section, tables, false);
   DocTable table;
-  table.header = {"Benchmark", "Platform", "GPUs", "Baseline", "Baseline GPUs", "Time to train (min)",
-                  "Baseline time (min)", "Speedup", "Throughput ratio", "Per-GPU throughput ratio"};
+  table.header = {"Benchmark", "Platform", "Devices", "Baseline", "Baseline devices", "Time to train (min)",
+                  "Baseline time (min)", "Speedup", "Throughput ratio", "Per-device throughput ratio"};
   table.numeric = {false, false, true, false, true, true, true, true, true, true};
+  if (tables.any_price) {
+    table.header.insert(table.header.end(), {"Cost to train ($)", "Baseline cost ($)", "Cost ratio"});
+    table.numeric.insert(table.numeric.end(), {true, true, true});
+  }
   for (const ComparisonRow& row : tables.comparisons) {
     const std::string mark = row.minutes_are_olympic ? "" : " *";
-    table.rows.push_back({row.benchmark, row.platform, row.gpus > 0 ? std::to_string(row.gpus) : "?", row.baseline_platform,
-                          row.baseline_gpus > 0 ? std::to_string(row.baseline_gpus) : "?",
-                          row.minutes ? fixed(*row.minutes, 3) + mark : "", row.baseline_minutes ? fixed(*row.baseline_minutes, 3) + mark : "",
-                          times(row.speedup), times(row.throughput_ratio), times(row.throughput_per_gpu_ratio)});
+    std::vector<std::string> cells = {
+        row.benchmark, row.platform, count_label(row.device_count, row.device_kind), row.baseline_platform,
+        count_label(row.baseline_device_count, row.baseline_device_kind),
+        row.minutes ? fixed(*row.minutes, 3) + mark : "", row.baseline_minutes ? fixed(*row.baseline_minutes, 3) + mark : "",
+        times(row.speedup), times(row.throughput_ratio), times(row.throughput_per_device_ratio)};
+    if (tables.any_price)
+      cells.insert(cells.end(), {row.cost_usd ? money(row.cost_usd) + mark : "—",
+                                 row.baseline_cost_usd ? money(row.baseline_cost_usd) + mark : "—",
+                                 row.cost_ratio ? times(row.cost_ratio) : "—"});
+    table.rows.push_back(cells);
   }
   section.blocks.push_back(table);
   return section;
 }
 
-// Per benchmark: a bar per platform (series) and GPU count (category).
+// Per benchmark: a bar per platform (series) and device count (category).
 BarChart per_benchmark_bars(const std::vector<const GroupSummary*>& groups) {
-  const std::string device = common_device(groups);
+  const std::optional<DeviceKind> kind = common_kind(groups);
   std::vector<int> counts;  // ascending, unknown (0) last
   std::vector<std::string> platforms;
   for (const GroupSummary* g : groups) {
-    if (std::find(counts.begin(), counts.end(), g->gpus) == counts.end()) counts.push_back(g->gpus);
+    if (std::find(counts.begin(), counts.end(), g->device_count) == counts.end()) counts.push_back(g->device_count);
     if (std::find(platforms.begin(), platforms.end(), g->platform) == platforms.end()) platforms.push_back(g->platform);
   }
   std::sort(counts.begin(), counts.end(), [](int a, int b) { return (a <= 0) != (b <= 0) ? b <= 0 : a < b; });
   BarChart chart;
-  for (int count : counts) chart.categories.push_back(count_label(count, device));
+  for (int count : counts) chart.categories.push_back(count_label(count, kind));
   for (const std::string& platform : platforms) chart.series.push_back({platform, std::vector<std::optional<double>>(counts.size())});
-  chart.x_label = device == "cpu" ? "CPU ranks" : "GPU count";
+  chart.x_label = count_noun(kind);
   return chart;
 }
 
@@ -244,13 +301,14 @@ void add_benchmark_charts(DocSection& section, const std::string& benchmark, con
   BarChart time = per_benchmark_bars(groups);
   BarChart throughput = per_benchmark_bars(groups);
   BarChart per_joule = per_benchmark_bars(groups);
-  const std::string device = common_device(groups);
+  BarChart cost = per_benchmark_bars(groups);
+  const std::optional<DeviceKind> kind = common_kind(groups);
   std::vector<std::string> platforms;
   for (const BarSeries& s : time.series) platforms.push_back(s.name);
-  std::vector<std::string> fallbacks, untimed, unmeasured, withheld, no_energy;
-  bool derived = false, any_throughput = false, any_energy = false;
+  std::vector<std::string> fallbacks, untimed, unmeasured, withheld, no_energy, unpriced, cost_fallbacks;
+  bool derived = false, any_throughput = false, any_energy = false, any_cost = false;
   for (const GroupSummary* g : groups) {
-    const std::string label = count_label(g->gpus, device);
+    const std::string label = count_label(g->device_count, kind);
     const std::string name = g->platform + " " + label;
     const size_t s = index_of(platforms, g->platform);
     const size_t c = index_of(time.categories, label);
@@ -264,6 +322,10 @@ void add_benchmark_charts(DocSection& section, const std::string& benchmark, con
     per_joule.series[s].values[c] = g->samples_per_joule;
     if (!g->samples_per_joule) no_energy.push_back(name);
     any_energy = any_energy || g->samples_per_joule.has_value();
+    cost.series[s].values[c] = g->cost_usd;
+    if (!g->usd_per_hour) unpriced.push_back(name);
+    else if (g->cost_usd && !g->olympic_mean_minutes) cost_fallbacks.push_back(name);
+    any_cost = any_cost || g->cost_usd.has_value();
   }
   time.title = benchmark + ": time to train (olympic mean)";
   time.y_label = "minutes";
@@ -277,6 +339,13 @@ void add_benchmark_charts(DocSection& section, const std::string& benchmark, con
     if (!unmeasured.empty()) throughput.note += "No throughput: " + join(unmeasured, ", ") + ". ";
     if (!withheld.empty()) throughput.note += "train_samples is not one epoch: " + join(withheld, ", ") + ".";
     section.blocks.push_back(DocChart{file_stem("throughput", nullptr, benchmark), throughput.title, render_bar_chart(throughput)});
+  }
+  if (any_cost) {
+    cost.title = benchmark + ": cost to train (olympic mean)";
+    cost.y_label = "US dollars";
+    if (!cost_fallbacks.empty()) cost.note = "Mean of the converged runs (olympic mean invalid): " + join(cost_fallbacks, ", ") + ". ";
+    if (!unpriced.empty()) cost.note += "No price: " + join(unpriced, ", ") + ".";
+    section.blocks.push_back(DocChart{file_stem("cost_to_train", nullptr, benchmark), cost.title, render_bar_chart(cost)});
   }
   if (!any_energy) return;
   per_joule.title = benchmark + ": samples per joule (perf per watt)";
@@ -385,16 +454,6 @@ DocSection issues_section(const CollectedRuns& collected) {
 
 }  // namespace
 
-std::string gpu_count_label(int gpus) {
-  if (gpus <= 0) return "? GPUs";
-  return std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs");
-}
-
-std::string count_label(int count, const std::string& device) {
-  if (device != "cpu") return gpu_count_label(count);
-  if (count <= 0) return "? CPU ranks";
-  return std::to_string(count) + (count == 1 ? " CPU rank" : " CPU ranks");
-}
 
 ReportDocument build_report_document(const CollectedRuns& collected, const ReportTables& tables,
                                      const std::vector<std::string>& inputs) {

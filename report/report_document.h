@@ -51,9 +51,4 @@ inline constexpr size_t kMaxChartsPerKind = 40;
 ReportDocument build_report_document(const CollectedRuns& collected, const ReportTables& tables,
                                      const std::vector<std::string>& inputs);
 
-// "3 GPUs", "1 GPU", or "? GPUs" when unknown.
-std::string gpu_count_label(int gpus);
-// gpu_count_label, but "2 CPU ranks" where the runs' records say they ran on the CPU (device "cpu").
-std::string count_label(int count, const std::string& device);
-
 }  // namespace mlh::report

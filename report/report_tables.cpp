@@ -49,6 +49,7 @@ void summarize_group(GroupSummary& group, const std::vector<RunRow>& runs) {
   for (size_t index : group.run_indices) {
     const RunRow& run = runs[index];
     if (group.device_model.empty()) group.device_model = run.device_model;
+    if (index == group.run_indices.front()) group.device_kind = run.device_kind;
     devices.insert(run.device);
     if (run.energy_joules || run.samples_per_joule) ++group.energy_runs;
     if (run.energy_joules) joules.push_back(*run.energy_joules);
@@ -88,8 +89,8 @@ void summarize_group(GroupSummary& group, const std::vector<RunRow>& runs) {
   else if (failed > 1) group.olympic_invalid_reason = plural(failed, "run", "runs") + " did not converge (at most 1 may)";
   else group.olympic_invalid_reason = "too few converged runs";
   group.train_samples_per_second = mean(throughputs);
-  if (group.train_samples_per_second && group.gpus > 0)
-    group.train_samples_per_second_per_gpu = *group.train_samples_per_second / group.gpus;
+  if (group.train_samples_per_second && group.device_count > 0)
+    group.train_samples_per_second_per_device = *group.train_samples_per_second / group.device_count;
 }
 
 // Only where a platform ran a benchmark at two or more GPU counts with a throughput.
@@ -97,16 +98,16 @@ void add_scaling_efficiency(std::vector<GroupSummary>& groups) {
   std::map<std::pair<std::string, std::string>, const GroupSummary*> smallest;
   std::map<std::pair<std::string, std::string>, int> counts;
   for (const GroupSummary& g : groups) {
-    if (!g.train_samples_per_second_per_gpu) continue;
+    if (!g.train_samples_per_second_per_device) continue;
     ++counts[{g.benchmark, g.platform}];
     auto& best = smallest[{g.benchmark, g.platform}];
-    if (!best || g.gpus < best->gpus) best = &g;
+    if (!best || g.device_count < best->device_count) best = &g;
   }
   for (GroupSummary& g : groups) {
     const auto it = smallest.find({g.benchmark, g.platform});
-    if (it == smallest.end() || !g.train_samples_per_second_per_gpu || counts[{g.benchmark, g.platform}] < 2) continue;
-    g.scaling_efficiency = *g.train_samples_per_second_per_gpu / *it->second->train_samples_per_second_per_gpu;
-    g.scaling_reference_gpus = it->second->gpus;
+    if (it == smallest.end() || !g.train_samples_per_second_per_device || counts[{g.benchmark, g.platform}] < 2) continue;
+    g.scaling_efficiency = *g.train_samples_per_second_per_device / *it->second->train_samples_per_second_per_device;
+    g.scaling_reference_devices = it->second->device_count;
   }
 }
 
@@ -114,20 +115,20 @@ void add_scaling_efficiency(std::vector<GroupSummary>& groups) {
 const GroupSummary* smallest_timed_group(const std::vector<const GroupSummary*>& groups) {
   const GroupSummary* found = nullptr;
   for (const GroupSummary* g : groups)
-    if (g->compared_minutes() && (!found || g->gpus < found->gpus)) found = g;
+    if (g->compared_minutes() && (!found || g->device_count < found->device_count)) found = g;
   return found;
 }
 
-const GroupSummary* nearest_gpu_count(const std::vector<const GroupSummary*>& groups, int gpus) {
+const GroupSummary* nearest_gpu_count(const std::vector<const GroupSummary*>& groups, int device_count) {
   const GroupSummary* found = nullptr;
   for (const GroupSummary* g : groups) {
     if (!found) {
       found = g;
       continue;
     }
-    const int distance = std::abs(g->gpus - gpus);
-    const int best = std::abs(found->gpus - gpus);
-    if (distance < best || (distance == best && g->gpus < found->gpus)) found = g;
+    const int distance = std::abs(g->device_count - device_count);
+    const int best = std::abs(found->device_count - device_count);
+    if (distance < best || (distance == best && g->device_count < found->device_count)) found = g;
   }
   return found;
 }
@@ -137,35 +138,105 @@ std::optional<double> ratio(const std::optional<double>& numerator, const std::o
   return *numerator / *denominator;
 }
 
+std::string group_label(const GroupSummary& g) {
+  return g.benchmark + " · " + g.platform + " · " + count_label(g.device_count, g.device_kind);
+}
+
+constexpr double kJoulesPerKilowattHour = 3.6e6;
+
+// Each run's and group's cost by `prices` (prices.h), the prices used, the groups no price covers,
+// and a warning for each price that priced nothing.
+void add_costs(ReportTables& tables, const std::vector<RunRow>& runs, const PriceList& prices) {
+  tables.run_costs.assign(runs.size(), RunCost{});
+  tables.usd_per_kwh = prices.usd_per_kwh;
+  std::set<const Price*> used;
+  bool any_energy_joules = false;
+  for (GroupSummary& g : tables.groups) {
+    const std::optional<HourlyPrice> hourly = hourly_price(prices, g.platform, g.device_count);
+    std::vector<double> energy_costs;
+    for (size_t index : g.run_indices) {
+      const RunRow& run = runs[index];
+      RunCost& cost = tables.run_costs[index];
+      any_energy_joules = any_energy_joules || run.energy_joules.has_value();
+      if (prices.usd_per_kwh && run.energy_joules) {
+        cost.energy_cost_usd = *run.energy_joules / kJoulesPerKilowattHour * *prices.usd_per_kwh;
+        energy_costs.push_back(*cost.energy_cost_usd);
+      }
+      if (!hourly) continue;
+      cost.usd_per_hour = hourly->usd_per_hour;
+      cost.price_basis = hourly->price->system_devices > 0 ? "system" : "device";
+      cost.cost_usd = hourly->usd_per_hour * run.time_to_train_minutes / 60.0;
+      if (run.train_samples_per_second) cost.samples_per_usd = *run.train_samples_per_second * 3600.0 / hourly->usd_per_hour;
+    }
+    g.energy_cost_usd = mean(energy_costs);
+    tables.any_energy_cost = tables.any_energy_cost || g.energy_cost_usd.has_value();
+    if (!hourly) continue;
+    used.insert(hourly->price);
+    tables.any_price = true;
+    g.usd_per_hour = hourly->usd_per_hour;
+    g.price_basis = hourly->price->system_devices > 0 ? "system" : "device";
+    if (const auto minutes = g.compared_minutes()) g.cost_usd = hourly->usd_per_hour * *minutes / 60.0;
+    if (g.train_samples_per_second) g.samples_per_usd = *g.train_samples_per_second * 3600.0 / hourly->usd_per_hour;
+  }
+  if (tables.any_price)
+    for (const GroupSummary& g : tables.groups)
+      if (!g.usd_per_hour) tables.unpriced.push_back(group_label(g));
+
+  std::set<std::string> platforms;
+  for (const GroupSummary& g : tables.groups) platforms.insert(g.platform);
+  for (size_t i = 0; i < prices.prices.size(); ++i) {
+    const Price& price = prices.prices[i];
+    if (used.count(&price)) {
+      tables.prices_used.push_back(price.describe());
+      continue;
+    }
+    bool replaced = false;  // by a later price of the same platform and count
+    for (size_t j = i + 1; j < prices.prices.size(); ++j)
+      replaced = replaced || (prices.prices[j].platform == price.platform && prices.prices[j].system_devices == price.system_devices);
+    std::string reason;
+    if (replaced) reason = "replaced by a later price of " + price.platform;
+    else if (!platforms.count(price.platform)) reason = "no run is of platform '" + price.platform + "'; the price is not used";
+    else if (price.system_devices > 0)
+      reason = "no run of " + price.platform + " is on " + std::to_string(price.system_devices) +
+               " devices; a price with a count prices that system only (give a price per device without the count)";
+    else reason = "the runs of " + price.platform + " have no device count, or a system price covers them";
+    tables.price_warnings.push_back({price.given_as, reason});
+  }
+  if (prices.usd_per_kwh && !any_energy_joules)
+    tables.price_warnings.push_back({"--usd-per-kwh", "no run record has energy_joules (energy is measured on GPUs with NVML); no energy cost"});
+}
+
 }  // namespace
 
 std::optional<double> GroupSummary::compared_minutes() const {
   return olympic_mean_minutes ? olympic_mean_minutes : mean_converged_minutes;
 }
 
-ReportTables build_report_tables(const std::vector<RunRow>& runs, const std::string& baseline_platform) {
+ReportTables build_report_tables(const std::vector<RunRow>& runs, const std::string& baseline_platform,
+                                 const PriceList& prices) {
   ReportTables tables;
   std::map<std::tuple<std::string, std::string, int>, size_t> group_of;
   for (size_t i = 0; i < runs.size(); ++i) {
-    const auto key = std::make_tuple(runs[i].benchmark, runs[i].platform, runs[i].gpus);
+    const auto key = std::make_tuple(runs[i].benchmark, runs[i].platform, runs[i].device_count);
     auto [it, inserted] = group_of.emplace(key, tables.groups.size());
     if (inserted) {
       GroupSummary group;
       group.benchmark = runs[i].benchmark;
       group.platform = runs[i].platform;
-      group.gpus = runs[i].gpus;
+      group.device_count = runs[i].device_count;
       tables.groups.push_back(group);
     }
     tables.groups[it->second].run_indices.push_back(i);
   }
   std::sort(tables.groups.begin(), tables.groups.end(), [](const GroupSummary& a, const GroupSummary& b) {
-    return std::tie(a.benchmark, a.platform, a.gpus) < std::tie(b.benchmark, b.platform, b.gpus);
+    return std::tie(a.benchmark, a.platform, a.device_count) < std::tie(b.benchmark, b.platform, b.device_count);
   });
   for (GroupSummary& group : tables.groups) {
     summarize_group(group, runs);
     tables.any_energy = tables.any_energy || group.energy_runs > 0;
   }
   add_scaling_efficiency(tables.groups);
+  add_costs(tables, runs, prices);
 
   const std::string wanted = baseline_platform.empty() ? "" : platform_without_count(baseline_platform, nullptr);
   std::map<std::string, std::map<std::string, std::vector<const GroupSummary*>>> by_benchmark;
@@ -210,19 +281,24 @@ ReportTables build_report_tables(const std::vector<RunRow>& runs, const std::str
     for (const auto& [platform, groups] : platforms) {
       if (platform == choice.platform) continue;
       for (const GroupSummary* g : groups) {
-        const GroupSummary* base = nearest_gpu_count(baseline_groups, g->gpus);
+        const GroupSummary* base = nearest_gpu_count(baseline_groups, g->device_count);
         ComparisonRow row;
         row.benchmark = benchmark;
         row.baseline_platform = choice.platform;
-        row.baseline_gpus = base->gpus;
+        row.baseline_device_count = base->device_count;
+        row.baseline_device_kind = base->device_kind;
         row.platform = platform;
-        row.gpus = g->gpus;
+        row.device_count = g->device_count;
+        row.device_kind = g->device_kind;
         row.minutes = g->compared_minutes();
         row.baseline_minutes = base->compared_minutes();
         row.minutes_are_olympic = g->olympic_mean_minutes.has_value() && base->olympic_mean_minutes.has_value();
         row.speedup = ratio(row.baseline_minutes, row.minutes);
         row.throughput_ratio = ratio(g->train_samples_per_second, base->train_samples_per_second);
-        row.throughput_per_gpu_ratio = ratio(g->train_samples_per_second_per_gpu, base->train_samples_per_second_per_gpu);
+        row.throughput_per_device_ratio = ratio(g->train_samples_per_second_per_device, base->train_samples_per_second_per_device);
+        row.cost_usd = g->cost_usd;
+        row.baseline_cost_usd = base->cost_usd;
+        row.cost_ratio = ratio(row.cost_usd, row.baseline_cost_usd);
         tables.comparisons.push_back(row);
       }
     }

@@ -137,44 +137,55 @@ std::string render_html(const ReportDocument& document) {
   return out.str();
 }
 
-std::string runs_csv(const std::vector<RunRow>& runs) {
+std::string runs_csv(const std::vector<RunRow>& runs, const ReportTables& tables) {
   bool energy = false;
   for (const RunRow& run : runs) energy = energy || run.energy_joules || run.mean_power_watts || run.samples_per_joule;
-  std::vector<std::string> header = {"benchmark", "platform", "gpus", "device_model", "seed", "result_index", "global_batch_size",
-                                     "converged", "status", "epochs_to_converge", "epochs_run", "time_to_train_minutes",
-                                     "train_samples_per_second", "train_samples_per_second_per_gpu", "throughput_source",
-                                     "quality_name", "quality_target", "final_quality", "log_format", "log_path", "record_path",
-                                     "platform_source", "gpus_source", "device", "throughput_withheld"};
+  std::vector<std::string> header = {"benchmark", "platform", "devices", "device_kind", "device_model", "seed", "result_index",
+                                     "global_batch_size", "converged", "status", "epochs_to_converge", "epochs_run",
+                                     "time_to_train_minutes", "train_samples_per_second", "train_samples_per_second_per_device",
+                                     "throughput_source", "quality_name", "quality_target", "final_quality", "log_format",
+                                     "log_path", "record_path", "platform_source", "devices_source", "device",
+                                     "throughput_withheld"};
   if (energy) header.insert(header.end(), {"energy_joules", "mean_power_watts", "samples_per_joule", "energy_source"});
+  if (tables.any_price) header.insert(header.end(), {"usd_per_hour", "price_basis", "cost_usd", "samples_per_usd"});
+  if (tables.any_energy_cost) header.push_back("energy_cost_usd");
   std::string text = csv_line(header);
-  for (const RunRow& run : runs) {
-    std::optional<double> per_gpu;
-    if (run.train_samples_per_second && run.gpus > 0) per_gpu = *run.train_samples_per_second / run.gpus;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RunRow& run = runs[i];
+    std::optional<double> per_device;
+    if (run.train_samples_per_second && run.device_count > 0) per_device = *run.train_samples_per_second / run.device_count;
     const std::optional<double> final_quality = run.evals.empty() ? std::nullopt : std::optional<double>(run.evals.back().value);
     std::vector<std::string> fields = {
-        run.benchmark, run.platform, run.gpus > 0 ? std::to_string(run.gpus) : "", run.device_model,
-        run.seed ? std::to_string(*run.seed) : "", std::to_string(run.result_index),
+        run.benchmark, run.platform, run.device_count > 0 ? std::to_string(run.device_count) : "", to_string(run.device_kind),
+        run.device_model, run.seed ? std::to_string(*run.seed) : "", std::to_string(run.result_index),
         run.global_batch_size ? std::to_string(*run.global_batch_size) : "", run.converged ? "true" : "false",
         run.status, number(run.epochs_to_converge), number(run.epochs_run), number(run.time_to_train_minutes),
-        number(run.train_samples_per_second), number(per_gpu), to_string(run.throughput_source),
+        number(run.train_samples_per_second), number(per_device), to_string(run.throughput_source),
         run.quality_name, number(run.quality_target), number(final_quality), run.log_format, run.log_path,
-        run.record_path, run.platform_source, run.gpus_source, run.device, run.throughput_withheld};
+        run.record_path, run.platform_source, run.device_count_source, run.device, run.throughput_withheld};
     if (energy)
       fields.insert(fields.end(), {number(run.energy_joules), number(run.mean_power_watts), number(run.samples_per_joule),
                                    run.energy_source});
+    const RunCost cost = i < tables.run_costs.size() ? tables.run_costs[i] : RunCost{};
+    if (tables.any_price)
+      fields.insert(fields.end(), {number(cost.usd_per_hour), cost.price_basis, number(cost.cost_usd), number(cost.samples_per_usd)});
+    if (tables.any_energy_cost) fields.push_back(number(cost.energy_cost_usd));
     text += csv_line(fields);
   }
   return text;
 }
 
 std::string summary_csv(const ReportTables& tables, const std::vector<RunRow>& runs) {
-  std::vector<std::string> header = {"benchmark", "platform", "gpus", "device_model", "global_batch_sizes", "runs",
-                                     "converged_runs", "epochs_to_converge", "epochs_mean", "epochs_sd",
+  std::vector<std::string> header = {"benchmark", "platform", "devices", "device_kind", "device_model", "global_batch_sizes",
+                                     "runs", "converged_runs", "epochs_to_converge", "epochs_mean", "epochs_sd",
                                      "olympic_mean_minutes", "olympic_invalid_reason", "mean_converged_minutes",
-                                     "train_samples_per_second", "train_samples_per_second_per_gpu", "throughput_derived",
-                                     "scaling_efficiency", "scaling_reference_gpus", "device", "throughput_withheld"};
+                                     "train_samples_per_second", "train_samples_per_second_per_device", "throughput_derived",
+                                     "scaling_efficiency", "scaling_reference_devices", "device", "throughput_withheld"};
   if (tables.any_energy)
     header.insert(header.end(), {"energy_runs", "energy_joules_mean", "mean_power_watts", "samples_per_joule"});
+  if (tables.any_price)
+    header.insert(header.end(), {"usd_per_hour", "price_basis", "cost_usd", "cost_is_olympic", "samples_per_usd"});
+  if (tables.any_energy_cost) header.push_back("energy_cost_usd");
   std::string text = csv_line(header);
   for (const GroupSummary& g : tables.groups) {
     std::string batches, epochs;
@@ -184,33 +195,45 @@ std::string summary_csv(const ReportTables& tables, const std::vector<RunRow>& r
       epochs += (epochs.empty() ? "" : ";") + (run.converged && run.epochs_to_converge ? number(run.epochs_to_converge) : "NA");
     }
     std::vector<std::string> fields = {
-        g.benchmark, g.platform, g.gpus > 0 ? std::to_string(g.gpus) : "", g.device_model, batches,
-        std::to_string(g.run_indices.size()), std::to_string(g.converged_runs), epochs, number(g.epochs_mean),
-        number(g.epochs_sd), number(g.olympic_mean_minutes), g.olympic_invalid_reason,
+        g.benchmark, g.platform, g.device_count > 0 ? std::to_string(g.device_count) : "", to_string(g.device_kind),
+        g.device_model, batches, std::to_string(g.run_indices.size()), std::to_string(g.converged_runs), epochs,
+        number(g.epochs_mean), number(g.epochs_sd), number(g.olympic_mean_minutes), g.olympic_invalid_reason,
         number(g.mean_converged_minutes), number(g.train_samples_per_second),
-        number(g.train_samples_per_second_per_gpu), g.throughput_derived ? "true" : "false",
-        number(g.scaling_efficiency), g.scaling_efficiency ? std::to_string(g.scaling_reference_gpus) : "", g.device,
+        number(g.train_samples_per_second_per_device), g.throughput_derived ? "true" : "false",
+        number(g.scaling_efficiency), g.scaling_efficiency ? std::to_string(g.scaling_reference_devices) : "", g.device,
         g.throughput_withheld ? "true" : "false"};
     if (tables.any_energy)
       fields.insert(fields.end(), {std::to_string(g.energy_runs), number(g.energy_joules_mean), number(g.mean_power_watts),
                                    number(g.samples_per_joule)});
+    if (tables.any_price)
+      fields.insert(fields.end(), {number(g.usd_per_hour), g.price_basis, number(g.cost_usd),
+                                   g.cost_usd ? (g.olympic_mean_minutes ? "true" : "false") : "", number(g.samples_per_usd)});
+    if (tables.any_energy_cost) fields.push_back(number(g.energy_cost_usd));
     text += csv_line(fields);
   }
   return text;
 }
 
 std::string comparison_csv(const ReportTables& tables) {
-  std::string text = csv_line({"benchmark", "platform", "gpus", "baseline_platform", "baseline_chosen_by", "baseline_gpus",
-                               "time_to_train_minutes", "baseline_time_to_train_minutes", "times_are_olympic", "speedup",
-                               "throughput_ratio", "throughput_per_gpu_ratio"});
+  std::vector<std::string> header = {"benchmark", "platform", "devices", "device_kind", "baseline_platform", "baseline_chosen_by",
+                                     "baseline_devices", "baseline_device_kind", "time_to_train_minutes",
+                                     "baseline_time_to_train_minutes", "times_are_olympic", "speedup", "throughput_ratio",
+                                     "throughput_per_device_ratio"};
+  if (tables.any_price) header.insert(header.end(), {"cost_usd", "baseline_cost_usd", "cost_ratio"});
+  std::string text = csv_line(header);
   for (const ComparisonRow& row : tables.comparisons) {
     std::string chosen_by = "slowest";
     for (const BaselineChoice& choice : tables.baselines)
       if (choice.benchmark == row.benchmark && choice.chosen_by_user) chosen_by = "--baseline";
-    text += csv_line({row.benchmark, row.platform, row.gpus > 0 ? std::to_string(row.gpus) : "", row.baseline_platform,
-                      chosen_by, row.baseline_gpus > 0 ? std::to_string(row.baseline_gpus) : "", number(row.minutes),
-                      number(row.baseline_minutes), row.minutes_are_olympic ? "true" : "false", number(row.speedup),
-                      number(row.throughput_ratio), number(row.throughput_per_gpu_ratio)});
+    std::vector<std::string> fields = {
+        row.benchmark, row.platform, row.device_count > 0 ? std::to_string(row.device_count) : "", to_string(row.device_kind),
+        row.baseline_platform, chosen_by, row.baseline_device_count > 0 ? std::to_string(row.baseline_device_count) : "",
+        to_string(row.baseline_device_kind), number(row.minutes), number(row.baseline_minutes),
+        row.minutes_are_olympic ? "true" : "false", number(row.speedup), number(row.throughput_ratio),
+        number(row.throughput_per_device_ratio)};
+    if (tables.any_price)
+      fields.insert(fields.end(), {number(row.cost_usd), number(row.baseline_cost_usd), number(row.cost_ratio)});
+    text += csv_line(fields);
   }
   return text;
 }

@@ -15,11 +15,14 @@ namespace mlh::report {
 std::string render_markdown(const ReportDocument& document);
 std::string render_html(const ReportDocument& document);
 
-// runs.csv: one row per run; the energy columns only when some run has an energy measurement.
-std::string runs_csv(const std::vector<RunRow>& runs);
-// summary.csv: one row per benchmark x platform x GPU count; energy columns as in runs.csv.
+// Every table names its device count `devices` with `device_kind` beside it (gpu, cpu: CPU ranks,
+// accelerator). Optional columns, present only when some row has them: energy (a run measured
+// energy), cost (tables.any_price), energy cost (tables.any_energy_cost).
+// runs.csv: one row per run (`runs` as the tables were built from, for their run_costs).
+std::string runs_csv(const std::vector<RunRow>& runs, const ReportTables& tables);
+// summary.csv: one row per benchmark x platform x device count.
 std::string summary_csv(const ReportTables& tables, const std::vector<RunRow>& runs);
-// comparison.csv: one row per platform group against its benchmark's baseline.
+// comparison.csv: one row per platform group against its benchmark's baseline; cost columns with prices.
 std::string comparison_csv(const ReportTables& tables);
 
 // One CSV field, quoted when it holds a comma, quote or line break.

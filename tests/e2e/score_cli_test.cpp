@@ -62,7 +62,7 @@ TEST_F(ScoreCli, ScoresAnMlperfFolderAndPrintsEverySeed) {
   write_runs("results/sysA/resnet", {}, 5);  // 10..14 minutes: olympic mean 12
   const Outcome outcome = run("score results --no-check");
   EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
-  EXPECT_THAT(outcome.out, HasSubstr("results/sysA / resnet  (platform 8xTestGPU)"));
+  EXPECT_THAT(outcome.out, HasSubstr("results/sysA / resnet  (platform 8xTestGPU: 8 GPUs)"));
   EXPECT_THAT(outcome.out, HasSubstr("score: 12.000 minutes"));
   EXPECT_THAT(outcome.out, HasSubstr("seed        converged  epochs  minutes   log"));
   EXPECT_THAT(outcome.out, HasSubstr("3           yes        36      12.000    resnet/result_2.txt"));

@@ -35,7 +35,7 @@ TEST_F(PublishedResults, V07OlympicMeansPlatformsAndGpuCounts) {
   struct Expected {
     const char* benchmark;
     const char* platform;
-    int gpus;
+    int gpus;  // GPUs by the systems JSON's accelerator model
     double minutes;
   };
   for (const Expected& e : {Expected{"gnmt", "NVIDIA DGX-1", 8, 18.502}, Expected{"transformer", "NVIDIA DGX-1", 8, 18.812},
@@ -43,7 +43,8 @@ TEST_F(PublishedResults, V07OlympicMeansPlatformsAndGpuCounts) {
                             Expected{"ssd", "DSS8440", 8, 25.365}}) {
     const GroupSummary* g = group(tables, e.benchmark, e.platform);
     ASSERT_NE(g, nullptr) << e.benchmark << " on " << e.platform;
-    EXPECT_EQ(g->gpus, e.gpus) << e.benchmark << " on " << e.platform;
+    EXPECT_EQ(g->device_count, e.gpus) << e.benchmark << " on " << e.platform;
+    EXPECT_EQ(g->device_kind, DeviceKind::kGpu) << e.benchmark << " on " << e.platform;
     ASSERT_TRUE(g->olympic_mean_minutes) << g->olympic_invalid_reason;
     EXPECT_NEAR(*g->olympic_mean_minutes, e.minutes, 0.0005) << e.benchmark << " on " << e.platform;
   }
@@ -51,7 +52,7 @@ TEST_F(PublishedResults, V07OlympicMeansPlatformsAndGpuCounts) {
   const GroupSummary* c4140 = group(tables, "resnet", "C4140");
   EXPECT_EQ(c4140->device_model, "Nvidia Tesla V100-SXM2-32GB");
   EXPECT_EQ(runs.runs[c4140->run_indices[0]].platform_source, "system JSON system_name");
-  EXPECT_EQ(runs.runs[c4140->run_indices[0]].gpus_source, "system JSON");
+  EXPECT_EQ(runs.runs[c4140->run_indices[0]].device_count_source, "system JSON");
   // Throughput is derived from train_samples (eval time included).
   const GroupSummary* gnmt = group(tables, "gnmt", "NVIDIA DGX-1");
   ASSERT_TRUE(gnmt->train_samples_per_second);
@@ -65,8 +66,9 @@ TEST_F(PublishedResults, V06GpuCountFromTheSubmissionEntry) {
   const ReportTables tables = build_report_tables(runs.runs, "");
   const GroupSummary* gnmt = group(tables, "gnmt", "DGX-1 with V100");
   ASSERT_NE(gnmt, nullptr);
-  EXPECT_EQ(gnmt->gpus, 8);
-  EXPECT_EQ(runs.runs[gnmt->run_indices[0]].gpus_source, "log submission_entry");
+  EXPECT_EQ(gnmt->device_count, 8);
+  EXPECT_EQ(gnmt->device_kind, DeviceKind::kGpu);  // the submission_entry's accelerator: Tesla V100-SXM2-16GB
+  EXPECT_EQ(runs.runs[gnmt->run_indices[0]].device_count_source, "log submission_entry");
   EXPECT_EQ(gnmt->run_indices.size(), 10u);
   ASSERT_TRUE(gnmt->olympic_mean_minutes);
   EXPECT_NEAR(*gnmt->olympic_mean_minutes, 20.6, 0.06);  // mlperf-results/README.md: 20.6 (rounded)

@@ -152,7 +152,7 @@ TEST_F(ReportEnergy, CpuRunsCountRanks) {
   write_runs("2xTest-CPU", "cpu", 3, {}, 2);
   const ReportOutcome outcome = report();
   EXPECT_EQ(outcome.tables.groups.at(0).device, "cpu");
-  EXPECT_EQ(outcome.tables.groups.at(0).gpus, 2);
+  EXPECT_EQ(outcome.tables.groups.at(0).device_count, 2);
   EXPECT_THAT(out("report.md"), HasSubstr("| gnmt | Test-CPU | 2 CPU ranks |"));
   EXPECT_THAT(out("report.html"), HasSubstr("gnmt · Test-CPU · 2 CPU ranks"));
 }
@@ -245,15 +245,15 @@ TEST_F(ReportEnergy, SystemJsonCountsTheGpusOfASubmission) {
                  "accelerator_model_name": "NVIDIA A100-SXM4-40GB"})");
   const RunPlatform where = platform_of(dir_ / "NVIDIA/results/dgxa100/maskrcnn/result_0.txt");
   EXPECT_EQ(where.platform, "NVIDIA DGX A100");
-  EXPECT_EQ(where.gpus, 8);
-  EXPECT_EQ(where.gpus_source, "system JSON");
+  EXPECT_EQ(where.device_count, 8);
+  EXPECT_EQ(where.device_count_source, "system JSON");
   EXPECT_EQ(where.device_model, "NVIDIA A100-SXM4-40GB");
   EXPECT_EQ(where.label(), "8xNVIDIA DGX A100");
   // The report's row says the same.
   const CollectedRuns runs = collect_runs({dir_.string()});
   ASSERT_EQ(runs.runs.size(), 1u);
   EXPECT_EQ(runs.runs[0].platform, where.platform);
-  EXPECT_EQ(runs.runs[0].gpus, where.gpus);
+  EXPECT_EQ(runs.runs[0].device_count, where.device_count);
 }
 
 TEST_F(ReportEnergy, WithoutASystemJsonTheLabelCountsOrTheRecordCounts) {
@@ -264,7 +264,7 @@ TEST_F(ReportEnergy, WithoutASystemJsonTheLabelCountsOrTheRecordCounts) {
   write_text(dir_ / "a/gnmt/result_0.json", make_record("4xTest-GPU", 2, 100, 1));
   const RunPlatform where = platform_of(dir_ / "a/gnmt/result_0.txt");
   EXPECT_EQ(where.label(), "2xTest-GPU");
-  EXPECT_EQ(where.gpus_source, "RunResult device_count");
+  EXPECT_EQ(where.device_count_source, "RunResult device_count");
 }
 
 const fs::path kPublished = fs::path(MLH_SOURCE_DIR) / ".." / "shared" / "mlperf-results";

@@ -63,7 +63,7 @@ TEST_F(ReportData, OlympicMeanDropsTheFastestAndTheSlowest) {
   ASSERT_EQ(tables.groups.size(), 1u);
   const GroupSummary& g = tables.groups[0];
   EXPECT_EQ(g.platform, "Test-GPU");
-  EXPECT_EQ(g.gpus, 1);  // from the "1x" of the label
+  EXPECT_EQ(g.device_count, 1);  // from the "1x" of the label
   ASSERT_TRUE(g.olympic_mean_minutes);
   EXPECT_NEAR(*g.olympic_mean_minutes, 12.0, 1e-9);
   EXPECT_EQ(g.converged_runs, 5);
@@ -137,19 +137,19 @@ TEST_F(ReportData, ThroughputAndScalingEfficiencyFromRunResults) {
   ASSERT_EQ(runs.runs.size(), 6u);
   EXPECT_EQ(runs.runs[0].throughput_source, ThroughputSource::kRunResult);
   EXPECT_EQ(runs.runs[0].quality_name, "bleu/100");
-  EXPECT_EQ(runs.runs[0].gpus_source, "RunResult device_count");
+  EXPECT_EQ(runs.runs[0].device_count_source, "RunResult device_count");
   const ReportTables tables = build_report_tables(runs.runs, "");
   ASSERT_EQ(tables.groups.size(), 2u);
   const GroupSummary& one = tables.groups[0];
   const GroupSummary& four = tables.groups[1];
-  EXPECT_EQ(one.gpus, 1);
-  EXPECT_EQ(four.gpus, 4);
+  EXPECT_EQ(one.device_count, 1);
+  EXPECT_EQ(four.device_count, 4);
   EXPECT_EQ(one.platform, four.platform);
   EXPECT_NEAR(*four.train_samples_per_second, 320, 1e-9);
-  EXPECT_NEAR(*four.train_samples_per_second_per_gpu, 80, 1e-9);
+  EXPECT_NEAR(*four.train_samples_per_second_per_device, 80, 1e-9);
   ASSERT_TRUE(four.scaling_efficiency);
   EXPECT_NEAR(*four.scaling_efficiency, 0.8, 1e-9);
-  EXPECT_EQ(four.scaling_reference_gpus, 1);
+  EXPECT_EQ(four.scaling_reference_devices, 1);
   EXPECT_NEAR(*one.scaling_efficiency, 1.0, 1e-9);
   EXPECT_TRUE(tables.comparisons.empty());  // one platform: nothing to compare
 }
@@ -274,8 +274,8 @@ TEST_F(ReportData, SystemJsonGivesPlatformAndGpuCount) {
   ASSERT_EQ(runs.runs.size(), 3u);
   EXPECT_EQ(runs.runs[0].platform, "BigBox");
   EXPECT_EQ(runs.runs[0].platform_source, "system JSON system_name");
-  EXPECT_EQ(runs.runs[0].gpus, 8);
-  EXPECT_EQ(runs.runs[0].gpus_source, "system JSON");
+  EXPECT_EQ(runs.runs[0].device_count, 8);
+  EXPECT_EQ(runs.runs[0].device_count_source, "system JSON");
   EXPECT_EQ(runs.runs[0].device_model, "Test V100");
 }
 
@@ -309,7 +309,7 @@ TEST_F(ReportData, ReportFilesAndCsvTables) {
   EXPECT_THAT(comparison[1], HasSubstr(",slowest,"));
   std::ifstream md(dir_ / "out/report.md");
   const std::string markdown((std::istreambuf_iterator<char>(md)), {});
-  EXPECT_THAT(markdown, HasSubstr("| gnmt | Fast-GPU | 1 |"));
+  EXPECT_THAT(markdown, HasSubstr("| gnmt | Fast-GPU | 1 GPU |"));
   EXPECT_THAT(markdown, HasSubstr("charts/time_to_train_gnmt.svg"));
   EXPECT_TRUE(fs::is_regular_file(dir_ / "out/charts/time_to_train_gnmt.svg"));
   EXPECT_THAT(markdown, HasSubstr("## Skipped inputs"));

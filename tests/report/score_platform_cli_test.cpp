@@ -1,5 +1,6 @@
-// `mlharness score` names each system as `report` does: its GPU count from the submission's systems
-// JSON (accelerators_per_node x number_of_nodes), not the "1x" some published logs carry.
+// `mlharness score` names each system as `report` does: its device count from the submission's systems
+// JSON (accelerators_per_node x number_of_nodes), not the "1x" some published logs carry, and what the
+// count counts (GPUs, CPU ranks, accelerators).
 #include <filesystem>
 #include <string>
 
@@ -33,7 +34,7 @@ TEST_F(ScorePlatform, CountsTheGpusOfTheSystemsJson) {
              R"({"system_name": "dgxa100", "number_of_nodes": "1", "accelerators_per_node": "8"})");
   const Outcome outcome = run("score NVIDIA --no-check");
   EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
-  EXPECT_THAT(outcome.out, HasSubstr("NVIDIA/results/dgxa100 / maskrcnn  (platform 8xNVIDIA DGX A100)\n"));
+  EXPECT_THAT(outcome.out, HasSubstr("NVIDIA/results/dgxa100 / maskrcnn  (platform 8xNVIDIA DGX A100: 8 GPUs)\n"));
   EXPECT_THAT(outcome.out, Not(HasSubstr("1xNVIDIA")));
   EXPECT_THAT(outcome.out, HasSubstr("score: 42.000 minutes"));
 }
@@ -43,7 +44,7 @@ TEST_F(ScorePlatform, PublishedDgx1IsEightGpus) {
   if (!fs::is_directory(published)) GTEST_SKIP() << published << " is absent: no published logs to score";
   const Outcome outcome = run("score '" + (published / "v0.7/NVIDIA").string() + "' --benchmark gnmt");
   EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
-  EXPECT_THAT(outcome.out, HasSubstr("dgx1_ngc20.06_pytorch / gnmt  (platform 8xNVIDIA DGX-1)\n"));  // the logs: 1xNVIDIA DGX-1
+  EXPECT_THAT(outcome.out, HasSubstr("dgx1_ngc20.06_pytorch / gnmt  (platform 8xNVIDIA DGX-1: 8 GPUs)\n"));  // the logs: 1xNVIDIA DGX-1
   EXPECT_THAT(outcome.out, HasSubstr("score: 18.502 minutes"));
 }
 
