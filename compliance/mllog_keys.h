@@ -103,6 +103,11 @@ inline constexpr const char* kTrainLoss = "mlharness_train_loss";  // an epoch's
 inline constexpr const char* kPrecision = "mlharness_precision";  // what fp32 / amp meant on this device
 // The run continued from a checkpoint: {"epoch": last epoch it had finished, "checkpoint", "log_file"}.
 inline constexpr const char* kResumedFrom = "mlharness_resumed_from";
+// Where the ranks ran: {"launcher", "ranks", "nodes", "ranks_per_node", "gpus_per_node", "placement":
+// [{"rank", "host", "local_rank", "device", "visible_gpus"}]} (harness/job_layout.h).
+inline constexpr const char* kLaunch = "mlharness_launch";
+// Why the precision asked for is not what it means on a recent GPU, or is slow here (absent otherwise).
+inline constexpr const char* kPrecisionNote = "mlharness_precision_note";
 
 // Metadata field names.
 inline constexpr const char* kMetaEpochNum = "epoch_num";

@@ -1,5 +1,9 @@
 #include "harness/device.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 
 #include <ATen/Context.h>
@@ -31,7 +35,8 @@ std::string cpu_model() {
 
 }  // namespace
 
-torch::Device choose_rank_device(const std::string& requested, int local_rank, int local_size, int visible_gpus) {
+torch::Device choose_rank_device(const std::string& requested, int local_rank, int local_size, int visible_gpus,
+                                 bool own_gpu_bound) {
   if (requested != "auto" && requested != "cpu" && requested != "cuda")
     throw UserError("device '" + requested + "' is not one of auto, cpu, cuda");
   if (requested == "cpu") return torch::Device(torch::kCPU);
@@ -41,11 +46,35 @@ torch::Device choose_rank_device(const std::string& requested, int local_rank, i
                       "(build with `launch/setup.sh --cuda`, or use --device cpu)");
     return torch::Device(torch::kCPU);
   }
+  if (own_gpu_bound) return torch::Device(torch::kCUDA, 0);
   if (local_size > visible_gpus)
     throw UserError(std::to_string(local_size) + " ranks on this node but " + std::to_string(visible_gpus) +
                     " GPU" + (visible_gpus > 1 ? "s" : "") + " visible: one rank per GPU (mpirun -np " +
                     std::to_string(visible_gpus) + "), or --device cpu");
   return torch::Device(torch::kCUDA, static_cast<torch::DeviceIndex>(local_rank));
+}
+
+bool one_gpu_bound_per_rank(const std::vector<std::string>& node_cuda_visible_devices,
+                            const std::vector<int>& node_visible_gpus) {
+  if (node_visible_gpus.size() < 2) return false;
+  for (const int count : node_visible_gpus)
+    if (count != 1) return false;
+  std::vector<std::string> named = node_cuda_visible_devices;
+  std::sort(named.begin(), named.end());
+  if (named.front().empty()) return false;
+  return std::adjacent_find(named.begin(), named.end()) == named.end();
+}
+
+int cuda_compute_capability(const torch::Device& device) {
+#ifdef MLH_WITH_CUDA
+  if (device.is_cuda()) {
+    const auto* properties = at::cuda::getDeviceProperties(device.index());
+    return properties->major * 10 + properties->minor;
+  }
+#else
+  (void)device;
+#endif
+  return 0;
 }
 
 int visible_gpu_count() {
@@ -54,7 +83,26 @@ int visible_gpu_count() {
 
 torch::Device rank_device(const World& world, const std::string& requested) {
   const int visible = requested == "cpu" ? 0 : visible_gpu_count();
-  const torch::Device device = choose_rank_device(requested, world.local_rank(), world.local_size(), visible);
+  bool own_gpu_bound = false;
+  if (requested != "cpu" && world.local_size() > 1) {
+    // The node's ranks: their host, CUDA_VISIBLE_DEVICES and GPU count (a collective of every rank).
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const char* bound = std::getenv("CUDA_VISIBLE_DEVICES");
+    const std::vector<std::string> hosts = world.allgather_string(host);
+    const std::vector<std::string> bindings = world.allgather_string(bound ? bound : "");
+    const std::vector<double> counts = world.allgather({static_cast<double>(visible)});
+    std::vector<std::string> node_bindings;
+    std::vector<int> node_counts;
+    for (size_t r = 0; r < hosts.size(); ++r) {
+      if (hosts[r] != host) continue;
+      node_bindings.push_back(bindings[r]);
+      node_counts.push_back(static_cast<int>(counts[r]));
+    }
+    own_gpu_bound = one_gpu_bound_per_rank(node_bindings, node_counts);
+  }
+  const torch::Device device =
+      choose_rank_device(requested, world.local_rank(), world.local_size(), visible, own_gpu_bound);
 #ifdef MLH_WITH_CUDA
   if (device.is_cuda()) c10::cuda::set_device(device.index());
 #endif

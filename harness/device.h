@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <torch/types.h>
 
@@ -14,12 +15,24 @@ namespace mlh {
 
 // The decision alone: `requested` is "auto" (CUDA when a GPU is visible, else CPU), "cpu" or
 // "cuda"; the rank is `local_rank` of `local_size` ranks on its node, which shows `visible_gpus`.
-// Throws UserError (one line) for an unknown name, for "cuda" without a GPU, and for more ranks on
-// a node than GPUs when the ranks would use GPUs.
-torch::Device choose_rank_device(const std::string& requested, int local_rank, int local_size, int visible_gpus);
+// When the launcher bound one GPU to each rank (`own_gpu_bound`, see one_gpu_bound_per_rank) the
+// rank takes the one GPU it sees. Throws UserError (one line) for an unknown name, for "cuda"
+// without a GPU, and for more ranks on a node than GPUs when the ranks would use GPUs.
+torch::Device choose_rank_device(const std::string& requested, int local_rank, int local_size, int visible_gpus,
+                                 bool own_gpu_bound = false);
+
+// Whether the launcher gave each rank of a node a GPU of its own (`srun --gpus-per-task=1`, or a
+// wrapper that sets CUDA_VISIBLE_DEVICES per rank): more than one rank, each seeing exactly one GPU,
+// no two naming the same one. The arguments are the node's ranks' CUDA_VISIBLE_DEVICES and counts.
+bool one_gpu_bound_per_rank(const std::vector<std::string>& node_cuda_visible_devices,
+                            const std::vector<int>& node_visible_gpus);
 
 // GPUs this process sees (0 in a build without CUDA, or without a driver).
 int visible_gpu_count();
+
+// A CUDA device's compute capability as major * 10 + minor (75 for a T4, 90 for an H200); 0 for
+// the CPU.
+int cuda_compute_capability(const torch::Device& device);
 
 // choose_rank_device for this rank and machine; a chosen GPU becomes the current CUDA device.
 torch::Device rank_device(const World& world, const std::string& requested = "auto");

@@ -204,6 +204,26 @@ std::vector<double> World::allgather(const std::vector<double>& local) const {
   return all;
 }
 
+std::vector<std::string> World::allgather_string(const std::string& local) const {
+  if (size_ == 1) return {local};
+  const int length = static_cast<int>(local.size());
+  std::vector<int> lengths(static_cast<size_t>(size_)), offsets(static_cast<size_t>(size_));
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  int total = 0;
+  for (int r = 0; r < size_; ++r) {
+    offsets[static_cast<size_t>(r)] = total;
+    total += lengths[static_cast<size_t>(r)];
+  }
+  std::string all(static_cast<size_t>(total), '\0');
+  MPI_Allgatherv(local.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                 MPI_COMM_WORLD);
+  std::vector<std::string> strings;
+  for (int r = 0; r < size_; ++r)
+    strings.push_back(all.substr(static_cast<size_t>(offsets[static_cast<size_t>(r)]),
+                                 static_cast<size_t>(lengths[static_cast<size_t>(r)])));
+  return strings;
+}
+
 double World::allreduce_max(double value) const {
   if (size_ == 1) return value;
   double result = 0;

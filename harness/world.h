@@ -77,6 +77,8 @@ class World {
   // Every rank's `local` values, concatenated in rank order, on every rank (lengths may differ). Over
   // MPI, the control plane: for results gathered once an evaluation (detections), not for gradients.
   std::vector<double> allgather(const std::vector<double>& local) const;
+  // Every rank's `local` string, in rank order, on every rank (over MPI, the control plane).
+  std::vector<std::string> allgather_string(const std::string& local) const;
 
  private:
   int rank_ = 0;

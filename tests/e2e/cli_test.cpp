@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/e2e/cli_fixture.h"
 
 namespace mlh {
@@ -135,6 +137,43 @@ TEST_F(Cli, RanksUnderMpirunShareTheCores) {
   const Outcome bound = run(bench, MLH_MPIRUN " --bind-to core -np 1");
   ASSERT_EQ(bound.exit_code, 0) << bound.err;
   EXPECT_THAT(bound.out, HasSubstr(threads_text(1, 1)));
+}
+
+// A multi-node launch as far as one machine allows: `mpirun --hostfile` with loopback entries. The log
+// and the run record say who launched the ranks, on how many nodes, and where each rank ran.
+TEST_F(Cli, AHostfileLaunchRecordsTheNodesAndEachRanksPlace) {
+  {
+    std::ofstream hostfile(dir_ / "hostfile");
+    hostfile << "# two slots on this machine, by its loopback name\nlocalhost slots=2\n";
+  }
+  const Outcome outcome =
+      run("--workload ncf --config mini --seed 1 --set max_epochs=1 --quiet --out results", MLH_MPIRUN " --hostfile hostfile -np 2", 300);
+  ASSERT_TRUE(outcome.exit_code == 0 || outcome.exit_code == 1) << outcome.err;
+  fs::path record_path;
+  for (const auto& entry : fs::recursive_directory_iterator(dir_ / "results"))
+    if (entry.path().extension() == ".json") record_path = entry.path();
+  ASSERT_FALSE(record_path.empty());
+  const nlohmann::json record = nlohmann::json::parse(read_file(record_path));
+  EXPECT_EQ(record["launcher"], "mpirun (Open MPI)");
+  EXPECT_EQ(record["world_size"], 2);
+  EXPECT_EQ(record["node_count"], 1);
+  EXPECT_EQ(record["ranks_per_node"], 2);
+  EXPECT_EQ(record["gpus_per_node"], 0);
+  ASSERT_EQ(record["placement"].size(), 2u);
+  EXPECT_EQ(record["placement"][0]["host"], record["placement"][1]["host"]);
+  EXPECT_EQ(record["placement"][1]["local_rank"], 1);
+  EXPECT_EQ(record["placement"][1]["device"], "cpu");
+
+  std::string launch_line;
+  std::ifstream log(record_path.replace_extension(".txt"));
+  for (std::string line; std::getline(log, line);)
+    if (line.find("\"mlharness_launch\"") != std::string::npos) launch_line = line;
+  ASSERT_FALSE(launch_line.empty());
+  const nlohmann::json launch = nlohmann::json::parse(launch_line.substr(launch_line.find('{')))["value"];
+  EXPECT_EQ(launch["launcher"], "mpirun (Open MPI)");
+  EXPECT_EQ(launch["nodes"], 1);
+  EXPECT_EQ(launch["ranks"], 2);
+  EXPECT_EQ(launch["placement"][1]["local_rank"], 1);
 }
 
 }  // namespace

@@ -42,6 +42,24 @@ TEST(ChooseRankDevice, MoreRanksOnANodeThanGpusIsAOneLineError) {
   EXPECT_EQ(choose_rank_device("cpu", 3, 4, 2), torch::Device(torch::kCPU));
 }
 
+TEST(ChooseRankDevice, ARankBoundToItsOwnGpuTakesTheOneItSees) {
+  // srun --gpus-per-task=1: four ranks on a node, each seeing one GPU of its own.
+  EXPECT_EQ(choose_rank_device("auto", 3, 4, 1, /*own_gpu_bound=*/true), torch::Device(torch::kCUDA, 0));
+  EXPECT_EQ(choose_rank_device("cpu", 3, 4, 1, /*own_gpu_bound=*/true), torch::Device(torch::kCPU));
+  EXPECT_THAT(user_error_of([] { choose_rank_device("auto", 3, 4, 1, /*own_gpu_bound=*/false); }),
+              HasSubstr("4 ranks on this node but 1 GPU visible"));
+}
+
+TEST(OneGpuBoundPerRank, OnlyWhenEveryRankSeesOneGpuOfItsOwn) {
+  EXPECT_TRUE(one_gpu_bound_per_rank({"0", "1", "2", "3"}, {1, 1, 1, 1}));
+  EXPECT_TRUE(one_gpu_bound_per_rank({"GPU-aa", "GPU-bb"}, {1, 1}));
+  EXPECT_FALSE(one_gpu_bound_per_rank({"0", "0"}, {1, 1}));           // the same GPU twice
+  EXPECT_FALSE(one_gpu_bound_per_rank({"", ""}, {1, 1}));             // no binding: one GPU shared
+  EXPECT_FALSE(one_gpu_bound_per_rank({"0,1", "0,1"}, {2, 2}));       // each sees both
+  EXPECT_FALSE(one_gpu_bound_per_rank({"0"}, {1}));                   // one rank: the ordinary rule
+  EXPECT_FALSE(one_gpu_bound_per_rank({"0", "1"}, {1, 0}));
+}
+
 TEST(ChooseRankDevice, UnknownNameIsAnError) {
   EXPECT_THAT(user_error_of([] { choose_rank_device("tpu", 0, 1, 0); }),
               HasSubstr("device 'tpu' is not one of auto, cpu, cuda"));
