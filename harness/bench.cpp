@@ -42,6 +42,7 @@ BenchReport run_bench(Workload& workload, const std::string& workload_name, cons
       result.batch_size = batch_size;
       result.precision = precision;
       result.precision_used = step->precision_used();
+      result.precision_note = step->precision_note();
       result.mode = bench_mode_name(options.mode);
       result.memory_format = step->memory_format_used();
       result.device = step->device_used();
@@ -116,8 +117,10 @@ std::string format_bench_table(const BenchReport& report) {
   text += "\n";
   std::vector<std::string> meanings;
   for (const auto& c : report.cases) {
+    // A precision that falls back or is slow on this device is starred; the note follows the table.
+    const std::string precision = c.precision + (c.precision_note.empty() ? "" : "*");
     std::snprintf(line, sizeof line, "%-10s %-10s %-14s %-8s %7lld %14.1f %14.1f", c.mode.c_str(),
-                  c.precision.c_str(), c.memory_format.c_str(), c.device.c_str(),
+                  precision.c_str(), c.memory_format.c_str(), c.device.c_str(),
                   static_cast<long long>(c.batch_size), c.per_rank_per_second, c.total_per_second);
     text += line;
     if (latencies && c.latency_p50_ms) {
@@ -133,6 +136,25 @@ std::string format_bench_table(const BenchReport& report) {
       meanings.push_back(meaning);
   }
   for (const auto& meaning : meanings) text += "  " + meaning + "\n";
+  std::vector<std::string> notes;
+  for (const auto& c : report.cases) {
+    if (c.precision_note.empty()) continue;
+    std::string note = "  * " + c.precision + ": " + c.precision_note + "\n";
+    if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+  }
+  // Each starred case beside its fp32 twin (same mode, layout and batch), where bench ran both.
+  for (const auto& c : report.cases) {
+    if (c.precision_note.empty()) continue;
+    for (const auto& fp32 : report.cases) {
+      if (fp32.precision != "fp32" || fp32.mode != c.mode || fp32.memory_format != c.memory_format ||
+          fp32.batch_size != c.batch_size || fp32.total_per_second <= 0)
+        continue;
+      std::snprintf(line, sizeof line, "  * %s %s at batch %lld: %.2fx the fp32 rate here\n", c.mode.c_str(),
+                    c.precision.c_str(), static_cast<long long>(c.batch_size), c.total_per_second / fp32.total_per_second);
+      notes.push_back(line);
+    }
+  }
+  for (const auto& note : notes) text += note;
   return text;
 }
 
@@ -142,6 +164,7 @@ nlohmann::json bench_report_to_json(const BenchReport& report) {
     cases.push_back({{"mode", c.mode},
                      {"precision", c.precision},
                      {"precision_used", c.precision_used},
+                     {"precision_note", c.precision_note},
                      {"memory_format", c.memory_format},
                      {"device", c.device},
                      {"batch_size_per_rank", c.batch_size},

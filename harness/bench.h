@@ -39,6 +39,9 @@ class DeviceBenchStep final : public BenchStep {
   void synchronize() override;
   std::string device_used() const override;
   std::string precision_used() const override { return describe_precision(spec_.precision, spec_.device); }
+  std::string precision_note() const override {
+    return mlh::precision_note(spec_.precision, precision_hardware(spec_.device));
+  }
   std::string memory_format_used() const override { return spec_.memory_format; }
 
  private:
@@ -78,6 +81,7 @@ struct BenchCaseResult {
   int64_t batch_size = 0;
   std::string precision;                 // as asked: "fp32", "amp"
   std::string precision_used;            // what it meant here: "amp (bf16 autocast)"
+  std::string precision_note;            // precision_note(): why it falls back or is slow here; "" if not
   std::string mode;                      // "train", "inference" or "loader"
   std::string memory_format;             // "nchw" or "channels_last" (image workloads)
   std::string device;                    // rank 0's device: "cpu", "cuda:0"

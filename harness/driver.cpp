@@ -16,6 +16,7 @@
 #include "harness/checkpoint.h"
 #include "harness/energy_meter.h"
 #include "harness/interrupt.h"
+#include "harness/job_layout.h"
 #include "harness/platform.h"
 #include "harness/results.h"
 #include "harness/throughput_meter.h"
@@ -177,6 +178,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   const torch::Device device = rank_device(launched_world, engine.device);
   configure_gpu_math(engine.gpu_math);
   const World world = launched_world.with_device(device);  // NCCL between GPUs
+  const JobLayout layout = gather_job_layout(world, device);
   EnergyMeter energy(device);
   const PlatformInfo platform = detect_platform(world.size(), device);
   const std::string platform_label =
@@ -207,6 +209,18 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   result.set_device_count(platform.device_count);
   result.set_device(device.is_cuda() ? "cuda" : "cpu");
   result.set_world_size(world.size());
+  result.set_launcher(layout.launcher);
+  result.set_node_count(layout.nodes);
+  result.set_ranks_per_node(layout.ranks_per_node);
+  result.set_gpus_per_node(layout.gpus_per_node);
+  for (const RankPlacement& placement : layout.placements) {
+    proto::RankPlacement* record = result.add_placement();
+    record->set_rank(placement.rank);
+    record->set_host(placement.host);
+    record->set_local_rank(placement.local_rank);
+    record->set_device(placement.device);
+    record->set_visible_gpus(placement.visible_gpus);
+  }
   result.set_config(options.config_label);
   result.set_log_file(paths.log_file);
   result.set_threads_per_rank(threads);
@@ -220,6 +234,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     logger.event(keys::kSubmissionDivision, engine.submission_division);
     logger.event(keys::kSubmissionStatus, engine.submission_status);
     logger.event(keys::kSubmissionPlatform, platform_label);
+    logger.event(keys::kLaunch, layout.to_json());
     logger.event(keys::kCacheClear, drop_from_page_cache(workload.data_files()));
     const int64_t init_start_ms = logger.start(keys::kInitStart);
     logger.event(keys::kSeed, seed);
@@ -235,9 +250,17 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     logger.event(keys::kTrainSamples, info.train_samples);
     logger.event(keys::kEvalSamples, info.eval_samples);
     logger.event(keys::kModelParameterCount, info.parameter_count);
-    logger.event(keys::kPrecision, info.precision);
+    const std::string precision = describe_precision(info.precision, device);
+    const std::string precision_warning = precision_note(info.precision, precision_hardware(device));
+    logger.event(keys::kPrecision, precision);
+    if (!precision_warning.empty()) {
+      logger.event(keys::kPrecisionNote, precision_warning);
+      // On stderr, also with --quiet: the config asks for something this device does differently.
+      if (world.is_root()) std::fprintf(stderr, "mlharness: note: %s\n", precision_warning.c_str());
+    }
     result.set_global_batch_size(info.global_batch_size);
-    result.set_precision(info.precision);
+    result.set_precision(precision);
+    result.set_precision_note(precision_warning);
     check_targets(info.targets);
     result.set_quality_name(info.targets.front().name);
     result.set_quality_target(info.targets.front().value);
@@ -259,6 +282,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     }
     progress.message(workload.benchmark() + " seed " + std::to_string(seed) + " on " + platform_label +
                      " (" + std::to_string(world.size()) + " rank" + (world.size() > 1 ? "s" : "") +
+                     (layout.nodes > 1 ? " on " + std::to_string(layout.nodes) + " nodes" : "") +
                      (device.is_cuda() ? " on " + platform.device_model + ", one GPU each"
                                        : ", " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "") + " each") +
                      "): target " + describe_targets(info.targets) + baseline_text);

@@ -27,6 +27,24 @@ Precision parse_precision(const std::string& name, const std::string& what = "pr
 // "amp (bf16 autocast)", "bf16 (bf16 autocast)".
 std::string describe_precision(Precision precision, const torch::Device& device);
 
+// What the hardware under a device offers a precision (precision_note's facts).
+struct PrecisionHardware {
+  bool cuda = false;
+  int cuda_capability = 0;              // major * 10 + minor: 70 Volta (fp16 tensor cores), 80 Ampere (bf16)
+  std::string device_model;             // "Tesla T4", "AMD EPYC"
+  bool cpu_bf16_instructions = false;   // avx512_bf16 or amx_bf16 in /proc/cpuinfo
+  std::string cpu_kernel_level;         // the level LibTorch's CPU kernels were dispatched at: "AVX2", "AVX512"
+  std::string libtorch_version;         // "1.13.1"
+};
+PrecisionHardware precision_hardware(const torch::Device& device);
+
+// One line for the start of a run (and bench's table) when `precision` on this hardware is not what
+// it means on a recent GPU (amp on a CPU falls back to bf16 autocast) or runs without hardware for it
+// (bf16 converted to and from fp32 around each operation on a CPU whose LibTorch kernels lack bf16
+// instructions; bf16 on a GPU before Ampere; fp16 without tensor cores before Volta): what happens
+// and what it costs. "" when the device runs the precision as asked (and always for fp32).
+std::string precision_note(Precision precision, const PrecisionHardware& hardware);
+
 // Autocast on `device`'s type for the scope's lifetime (no-op for fp32); restores the previous state.
 class AutocastScope {
  public:

@@ -16,6 +16,7 @@
 
 #include "base/user_error.h"
 #include "compliance/mllogger.h"
+#include "harness/mixed_precision.h"
 #include "harness/progress.h"
 #include "harness/quality.h"
 #include "harness/settings.h"
@@ -41,7 +42,9 @@ struct WorkloadInfo {
   // 0.759}}; {{"BBOX", 0.377}, {"SEGM", 0.339}}; {{"bleu/100", 0.25, /*strict=*/true}}. Each name is
   // a key of the Quality that evaluate() returns. See harness/quality.h.
   std::vector<QualityTarget> targets;
-  std::string precision = "fp32";
+  // What the workload trains at; the engine logs what it means on the device (describe_precision)
+  // and says at start when the device falls back or lacks the hardware for it (precision_note).
+  Precision precision = Precision::kFp32;
   // The learning-rate schedule as this run resolved it, in steps where the schedule counts steps
   // (e.g. GNMT's warmup_steps, remain_steps, decay_interval), for the run record: with a per-rank
   // batch, the steps per epoch, and so epochs to converge, depend on the rank count.
@@ -73,6 +76,8 @@ class BenchStep {
   // Where and how the step computes, for the report: e.g. "cpu", "cuda:0"; "fp32", "amp (bf16 autocast)".
   virtual std::string device_used() const { return "cpu"; }
   virtual std::string precision_used() const { return "fp32"; }
+  // precision_note() of the precision on this device: "" unless it falls back or is slow here.
+  virtual std::string precision_note() const { return ""; }
   // The activations' memory layout, for image models ("nchw", "channels_last"); "-" otherwise.
   virtual std::string memory_format_used() const { return "-"; }
 };

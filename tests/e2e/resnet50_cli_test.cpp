@@ -11,6 +11,7 @@ namespace mlh {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The full config (ResNet-50 at 224x224, channels-last, SGD recipe) on a tiny generated folder:
 // 4 classes x 4 train images, 2 val images each, one epoch of two steps.
@@ -59,6 +60,8 @@ TEST_F(ResNet50Cli, FullConfigTrainsOnAGeneratedImageNetFolder) {
   EXPECT_EQ(values["sgd_opt_end_learning_rate"], 0.0001);
   EXPECT_EQ(values["eval_accuracy"].is_number(), true);
   EXPECT_EQ(values["mlharness_precision"], "fp32");
+  EXPECT_EQ(values.count("mlharness_precision_note"), 0u);
+  EXPECT_THAT(outcome.err, Not(HasSubstr("note:")));
   EXPECT_EQ(values.count("run_stop"), 1u);
 }
 
@@ -76,6 +79,11 @@ TEST_F(ResNet50Cli, LarsLogsTheLarsKeys) {
                           "lars_opt_weight_decay"})
     EXPECT_EQ(counts[key], 1) << key;
   EXPECT_EQ(counts["sgd_opt_base_learning_rate"], 0);
+  // The full config asks for amp: on the CPU the run says at start what that becomes here and what
+  // it costs (on stderr, also with --quiet), and the log keeps the note.
+  EXPECT_THAT(outcome.err, HasSubstr("mlharness: note: amp on the CPU is bf16 autocast without loss scaling"));
+  EXPECT_THAT(outcome.err, HasSubstr("--set precision=fp32"));
+  EXPECT_EQ(counts["mlharness_precision_note"], 1);
 }
 
 TEST_F(ResNet50Cli, BadImagesFailNamingTheFileOrAreSkippedAndCounted) {

@@ -87,5 +87,34 @@ TEST(Bench, TrainingHasNoLatencyColumns) {
   EXPECT_FALSE(bench_report_to_json(report)["cases"][0].contains("rank0_latency_ms"));
 }
 
+TEST(Bench, APrecisionSlowOnThisDeviceIsStarredWithItsNoteAndItsRateAgainstFp32) {
+  BenchReport report;
+  report.workload = "resnet50";
+  report.platform = "1xAMD-EPYC";
+  report.device_model = "AMD EPYC";
+  BenchCaseResult fp32;
+  fp32.batch_size = 32;
+  fp32.precision = fp32.precision_used = "fp32";
+  fp32.mode = "train";
+  fp32.memory_format = "nchw";
+  fp32.device = "cpu";
+  fp32.unit = "images";
+  fp32.total_per_second = fp32.per_rank_per_second = 80;
+  BenchCaseResult amp = fp32;
+  amp.precision = "amp";
+  amp.precision_used = "amp (bf16 autocast)";
+  amp.precision_note = "amp on the CPU is bf16 autocast";
+  amp.total_per_second = amp.per_rank_per_second = 20;
+  report.cases = {fp32, amp};
+  const std::string table = format_bench_table(report);
+  EXPECT_THAT(table, HasSubstr("amp*"));
+  EXPECT_THAT(table, Not(HasSubstr("fp32*")));
+  EXPECT_THAT(table, HasSubstr("* amp: amp on the CPU is bf16 autocast"));
+  EXPECT_THAT(table, HasSubstr("* train amp at batch 32: 0.25x the fp32 rate here"));
+  EXPECT_EQ(bench_report_to_json(report)["cases"][1]["precision_note"], "amp on the CPU is bf16 autocast");
+  report.cases = {fp32};
+  EXPECT_THAT(format_bench_table(report), Not(HasSubstr("*")));
+}
+
 }  // namespace
 }  // namespace mlh

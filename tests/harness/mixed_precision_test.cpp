@@ -11,7 +11,9 @@
 namespace mlh {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(Precision, ParsesTheThreeNamesAndRejectsOthers) {
   EXPECT_EQ(parse_precision("fp32"), Precision::kFp32);
@@ -31,6 +33,59 @@ TEST(Precision, SaysWhatAmpMeansOnEachDevice) {
   EXPECT_EQ(describe_precision(Precision::kAmp, torch::Device(torch::kCUDA, 0)), "amp (fp16 autocast + loss scaling)");
   EXPECT_EQ(describe_precision(Precision::kBf16, torch::Device(torch::kCUDA, 0)), "bf16 (bf16 autocast)");
   EXPECT_EQ(describe_precision(Precision::kBf16, torch::kCPU), "bf16 (bf16 autocast)");
+}
+
+PrecisionHardware cpu(bool bf16_instructions, const std::string& kernels) {
+  PrecisionHardware hardware;
+  hardware.device_model = "AMD EPYC";
+  hardware.cpu_bf16_instructions = bf16_instructions;
+  hardware.cpu_kernel_level = kernels;
+  hardware.libtorch_version = "1.13.1";
+  return hardware;
+}
+
+PrecisionHardware gpu(const std::string& model, int capability) {
+  PrecisionHardware hardware;
+  hardware.cuda = true;
+  hardware.device_model = model;
+  hardware.cuda_capability = capability;
+  return hardware;
+}
+
+TEST(PrecisionNote, AmpOnACpuSaysItFallsBackToBf16AndWhyItIsSlow) {
+  const std::string note = precision_note(Precision::kAmp, cpu(false, "AVX2"));
+  EXPECT_THAT(note, HasSubstr("amp on the CPU is bf16 autocast without loss scaling"));
+  EXPECT_THAT(note, HasSubstr("LibTorch 1.13.1 runs its CPU kernels at AVX2"));
+  EXPECT_THAT(note, HasSubstr("this CPU has no bf16 instructions"));
+  EXPECT_THAT(note, HasSubstr("mlharness bench --precision fp32,amp"));
+  // bf16 instructions that LibTorch's AVX2 kernels do not use: still converted around each op.
+  EXPECT_THAT(precision_note(Precision::kAmp, cpu(true, "AVX2")),
+              AllOf(HasSubstr("runs its CPU kernels at AVX2"), Not(HasSubstr("no bf16 instructions"))));
+  // Kernels that use them: only the fallback is worth saying.
+  EXPECT_EQ(precision_note(Precision::kAmp, cpu(true, "AVX512")),
+            "amp on the CPU is bf16 autocast without loss scaling (fp16 with loss scaling needs a GPU)");
+  EXPECT_EQ(precision_note(Precision::kBf16, cpu(true, "AVX512")), "");
+  EXPECT_THAT(precision_note(Precision::kBf16, cpu(false, "AVX512")), HasSubstr("bf16 on the CPU: LibTorch"));
+}
+
+TEST(PrecisionNote, GpusWithoutTheTensorCoresForThePrecision) {
+  EXPECT_EQ(precision_note(Precision::kAmp, gpu("NVIDIA H200", 90)), "");
+  EXPECT_EQ(precision_note(Precision::kAmp, gpu("Tesla T4", 75)), "");
+  EXPECT_EQ(precision_note(Precision::kBf16, gpu("NVIDIA A100", 80)), "");
+  EXPECT_THAT(precision_note(Precision::kBf16, gpu("Tesla T4", 75)), HasSubstr("bf16 on Tesla T4 (sm_75)"));
+  EXPECT_THAT(precision_note(Precision::kAmp, gpu("Tesla P100", 60)), HasSubstr("Volta (sm_70)"));
+}
+
+TEST(PrecisionNote, Fp32IsNeverNoted) {
+  EXPECT_EQ(precision_note(Precision::kFp32, cpu(false, "DEFAULT")), "");
+  EXPECT_EQ(precision_note(Precision::kFp32, gpu("Tesla T4", 75)), "");
+}
+
+TEST(PrecisionHardware, ReadsThisMachinesCpu) {
+  const PrecisionHardware hardware = precision_hardware(torch::kCPU);
+  EXPECT_FALSE(hardware.cuda);
+  EXPECT_FALSE(hardware.cpu_kernel_level.empty());  // at::show_config() names it
+  EXPECT_FALSE(hardware.libtorch_version.empty());
 }
 
 TEST(AutocastScope, Bf16ComputesMatmulsInBf16WithoutLossScaling) {

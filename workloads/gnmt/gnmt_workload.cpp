@@ -233,7 +233,7 @@ class GnmtWorkload final : public Workload {
     info.eval_samples = static_cast<int64_t>(test_.size());
     for (const auto& p : trainer_->step().parameters()) info.parameter_count += p.numel();
     info.targets = {{"bleu/100", s.target_bleu / 100.0}};
-    info.precision = describe_precision(precision_, device_);
+    info.precision = precision_;
     info.schedule = {{"steps_per_epoch", static_cast<double>(steps_per_epoch_)},
                      {"total_steps", static_cast<double>(s.schedule_epochs * steps_per_epoch_)},
                      {"warmup_steps", static_cast<double>(schedule_.warmup_steps)},

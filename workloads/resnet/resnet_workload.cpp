@@ -305,7 +305,7 @@ class ResNetWorkload final : public Workload {
     info.eval_samples = eval_->size();
     for (const auto& p : trainer_->step().parameters()) info.parameter_count += p.numel();
     info.targets = {{"top1", settings_.target_top1}};
-    info.precision = describe_precision(precision_, device_);
+    info.precision = precision_;
     return info;
   }
 

@@ -317,7 +317,7 @@ class SsdWorkload final : public Workload {
     info.eval_samples = static_cast<int64_t>(eval_annotations_.images.size());
     for (const auto& p : trainer_->model()->parameters()) info.parameter_count += p.numel();
     info.targets = {{"mAP", s.target_map}};
-    info.precision = describe_precision(precision_, device_);
+    info.precision = precision_;
     info.schedule = {{"warmup_steps", static_cast<double>(s.warmup_steps)}};
     for (size_t k = 0; k < boundary_steps_.size(); ++k)
       info.schedule["decay_boundary_step_" + std::to_string(k + 1)] = static_cast<double>(boundary_steps_[k]);

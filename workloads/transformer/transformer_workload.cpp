@@ -220,7 +220,7 @@ class TransformerWorkload final : public Workload {
     info.eval_samples = static_cast<int64_t>(test_.size());
     for (const auto& p : trainer_->step().parameters()) info.parameter_count += p.numel();
     info.targets = {{"bleu/100", settings_.target_bleu / 100.0, /*strict=*/true}};  // the reference stops at BLEU > 25
-    info.precision = describe_precision(precision_, device_);
+    info.precision = precision_;
     return info;
   }
 
