@@ -308,7 +308,11 @@ int bench_command(const po::variables_map& vars) {
     const auto& effective = config.effective();
     if (!effective.contains("global_batch_size"))
       throw UserError("--batch-sizes is required for workload '" + workload_name + "'");
-    options.batch_sizes.push_back(effective["global_batch_size"].get<int64_t>());
+    // global_batch_size 0 means `local_batch_size` per rank (GNMT's recipe: 128 pairs per GPU).
+    const int64_t global = effective["global_batch_size"].get<int64_t>();
+    options.batch_sizes.push_back(global == 0 && effective.contains("local_batch_size")
+                                      ? effective["local_batch_size"].get<int64_t>()
+                                      : global);
   }
   options.precisions = split_commas(vars["precision"].as<std::string>());
   if (vars.count("inference") && vars.count("loader"))

@@ -108,6 +108,12 @@ TEST_F(GnmtCli, BenchReportsTokensAndSentencesPerSecond) {
   ASSERT_EQ(decode.exit_code, 0) << decode.err;
   EXPECT_THAT(decode.out, HasSubstr(" sentences"));
   expect_user_error("bench --workload gnmt --config mini --loader --batch-sizes 4", "--loader");
+  // The full recipe's batch is per rank (global_batch_size 0, local_batch_size 128): bench's default.
+  const Outcome recipe = run("bench --workload gnmt --set hidden_size=64 --set encoder_layers=2 --set decoder_layers=2 "
+                             "--set bench_sentence_length=4 --set precision=fp32 "
+                             "--warmup 0 --steps 1 --repeats 1");
+  ASSERT_EQ(recipe.exit_code, 0) << recipe.err;
+  EXPECT_THAT(recipe.out, HasSubstr("     128 "));
 }
 
 }  // namespace
