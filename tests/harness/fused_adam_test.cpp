@@ -10,16 +10,18 @@
 namespace mlh {
 namespace {
 
-// FusedAdam must follow torch.optim.Adam (LibTorch's torch::optim::Adam has the same arithmetic).
-void expect_matches_torch_adam(double weight_decay, torch::Tensor start) {
+// FusedAdam must follow torch.optim.Adam (LibTorch's torch::optim::Adam has the same arithmetic):
+// FusedAdam steps `ours`, torch::optim::Adam steps `theirs` (the same values, in any layout), six
+// times on the same random targets.
+void expect_matches_torch_adam(double weight_decay, torch::Tensor ours, torch::Tensor theirs) {
   torch::manual_seed(3);
-  torch::Tensor ours = start.clone().set_requires_grad(true);
-  torch::Tensor theirs = start.clone().set_requires_grad(true);
+  ours.set_requires_grad(true);
+  theirs.set_requires_grad(true);
   FusedAdam fused({ParameterGroup{{ours}, weight_decay}}, AdamOptions{0.01, 0.25, 0.5, 1e-8});
   torch::optim::Adam reference({theirs}, torch::optim::AdamOptions(0.01).betas({0.25, 0.5}).eps(1e-8)
                                              .weight_decay(weight_decay));
   for (int step = 0; step < 6; ++step) {
-    torch::Tensor target = torch::randn(start.sizes());
+    torch::Tensor target = torch::randn(ours.sizes(), ours.options().requires_grad(false));
     drop_gradients({ours});
     (ours - target).pow(2).sum().backward();
     fused.step();
@@ -31,12 +33,37 @@ void expect_matches_torch_adam(double weight_decay, torch::Tensor start) {
   EXPECT_EQ(fused.step_count(), 6);
 }
 
+void expect_matches_torch_adam(double weight_decay, const torch::Tensor& start) {
+  expect_matches_torch_adam(weight_decay, start.clone(), start.clone());
+}
+
 TEST(FusedAdam, MatchesTorchAdam) { expect_matches_torch_adam(0.0, torch::randn({1000, 37})); }
 
 TEST(FusedAdam, MatchesTorchAdamWithWeightDecay) { expect_matches_torch_adam(0.1, torch::randn({513})); }
 
-TEST(FusedAdam, NonContiguousParametersTakeTheGeneralPath) {
+TEST(FusedAdam, DoubleParametersTakeTheGeneralPath) {
   expect_matches_torch_adam(0.0, torch::randn({64}, torch::kDouble));
+}
+
+// Float32 CPU parameters that are not contiguous must take the op-by-op path: the fused loop walks
+// param.data_ptr() as a flat array. A transposed matrix (dense, other strides) and every third
+// element of a matrix (gaps between the elements): both follow torch::optim::Adam on a contiguous
+// copy, and the elements between the strided parameter's stay as they were.
+TEST(FusedAdam, NonContiguousParametersTakeTheGeneralPath) {
+  const torch::Tensor transposed = torch::randn({37, 64}).t();
+  ASSERT_FALSE(transposed.is_contiguous());
+  ASSERT_EQ(transposed.scalar_type(), torch::kFloat);
+  expect_matches_torch_adam(0.1, transposed, transposed.contiguous());
+
+  const torch::Tensor matrix = torch::randn({300, 3});
+  const torch::Tensor before = matrix.clone();
+  const torch::Tensor column = matrix.select(1, 1);
+  ASSERT_FALSE(column.is_contiguous());
+  ASSERT_EQ(column.stride(0), 3);
+  expect_matches_torch_adam(0.0, column, column.contiguous());
+  EXPECT_FALSE(torch::equal(matrix.select(1, 1), before.select(1, 1))) << "the parameter was trained";
+  EXPECT_TRUE(torch::equal(matrix.select(1, 0), before.select(1, 0)));
+  EXPECT_TRUE(torch::equal(matrix.select(1, 2), before.select(1, 2)));
 }
 
 TEST(FusedAdam, ParametersWithoutGradientsAreLeftAlone) {
