@@ -7,3 +7,7 @@ foreach(workload Ncf:ncf ResNet50:resnet50 Transformer:transformer Gnmt:gnmt Ssd
   set_tests_properties(e2e.SeedDecides.${test}
     PROPERTIES FIXTURES_REQUIRED "${name}_np1_first_epoch;${name}_np1_first_epoch_again")
 endforeach()
+set_tests_properties(e2e.GnmtRanks.FourRanksTrainAsOneRankOnFourShards
+  PROPERTIES FIXTURES_REQUIRED "gnmt_np4_first_epoch;gnmt_np1_four_shards")
+set_tests_properties(e2e.GnmtRanks.OneRankOnTheMiniConfigTakesFourRanksSteps
+  PROPERTIES FIXTURES_REQUIRED "gnmt_np4_first_epoch;gnmt_np1_first_epoch")

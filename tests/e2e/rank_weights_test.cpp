@@ -1,0 +1,96 @@
+// Checks of runs on several ranks against one rank that ctest makes first (tests/e2e/CMakeLists.txt,
+// the block at its end), by their checkpoints after the first epoch: the weights themselves, not
+// only the logged values (an early BLEU below the copy-source baseline says little).
+//
+// Data-parallel training on R ranks cuts each global batch into gradient_shards shards (0: one per
+// rank), sums the shards' gradients in a fixed order and steps every rank alike. One rank given the
+// same shard count does the same arithmetic on one thread, so it must end with the same weights,
+// optimizer moments and counters, bit for bit, on every rank. Only the random stream differs: each
+// shard reseeds it (shard_seed(seed, step, shard)), so a rank ends with the stream of the last shard
+// it trained; the last rank's is the one-rank run's, whose whole state file it then equals.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "tests/e2e/run_checkpoints.h"
+#include "tests/e2e/run_logs.h"
+
+namespace mlh {
+namespace {
+
+std::vector<double> train_losses(const std::vector<LogRecord>& records) {
+  std::vector<double> values;
+  for (const auto& r : records)
+    if (r.key == "mlharness_train_loss") values.push_back(r.value.get<double>());
+  return values;
+}
+
+// The run record beside the run's log.
+nlohmann::json record_of(const std::string& run) {
+  std::filesystem::path path = log_of(run);
+  path.replace_extension(".json");
+  return nlohmann::json::parse(file_text(path));
+}
+
+// Every rank of `many` holds `one`'s single state but for the random stream, and the last rank's
+// file is `one`'s, byte for byte.
+void expect_every_rank_holds_one_ranks_state(const std::string& one_run, const std::string& many_run, size_t ranks) {
+  const RunCheckpoint one = last_checkpoint_of(one_run);
+  const RunCheckpoint many = last_checkpoint_of(many_run);
+  ASSERT_EQ(one.ranks.size(), 1u);
+  ASSERT_EQ(many.ranks.size(), ranks);
+  EXPECT_EQ(one.manifest.at("epoch"), 1);
+  EXPECT_EQ(many.manifest.at("epoch"), 1);
+  for (size_t r = 0; r < ranks; ++r) {
+    const StateDifference d = compare_states(one.ranks[0], many.ranks[r], {"random/"});
+    EXPECT_GT(d.model_elements, 0);
+    EXPECT_TRUE(d.differing.empty()) << many_run << " rank " << r << " differs from " << one_run << " in "
+                                     << names(d.differing);
+  }
+  EXPECT_EQ(rank_crcs(many).back(), rank_crcs(one).front());
+}
+
+// GNMT under `mpirun -np 4` on the mini config (global batch 16, so 4 shards of 4 pairs) against
+// one rank told to cut the batch into 4 shards too: the same run, bit for bit.
+TEST(GnmtRanks, FourRanksTrainAsOneRankOnFourShards) {
+  expect_every_rank_holds_one_ranks_state("gnmt_np1_four_shards_seed1", "gnmt_np4_first_epoch_seed1", 4);
+  const std::vector<LogRecord> one = records_of("gnmt_np1_four_shards_seed1");
+  const std::vector<LogRecord> four = records_of("gnmt_np4_first_epoch_seed1");
+  ASSERT_EQ(eval_accuracies(one).size(), 1u);
+  EXPECT_EQ(eval_accuracies(four), eval_accuracies(one));
+  EXPECT_EQ(train_losses(four), train_losses(one));
+  EXPECT_EQ(count_of(four, "run_start"), 1) << "only rank 0 logs";
+}
+
+// The mini config as it is, on one rank, cuts the batch into one shard: the same steps (the global
+// batch, the epoch's samples and the learning-rate schedule, which all follow the steps per epoch) as
+// four ranks, and a training loss that differs by rounding only (a 16-pair batch summed at once
+// against four 4-pair sums).
+TEST(GnmtRanks, OneRankOnTheMiniConfigTakesFourRanksSteps) {
+  const std::string one_run = "gnmt_np1_first_epoch_seed1", four_run = "gnmt_np4_first_epoch_seed1";
+  const nlohmann::json one_record = record_of(one_run), four_record = record_of(four_run);
+  EXPECT_EQ(one_record.at("global_batch_size"), four_record.at("global_batch_size"));
+  EXPECT_EQ(one_record.at("schedule"), four_record.at("schedule"));
+  EXPECT_GT(four_record.at("schedule").at("steps_per_epoch").get<double>(), 0);
+  const std::vector<LogRecord> one = records_of(one_run), four = records_of(four_run);
+  for (const char* key : {"global_batch_size", "train_samples", "opt_learning_rate_warmup_steps",
+                          "opt_learning_rate_remain_steps", "opt_learning_rate_decay_interval",
+                          "opt_learning_rate_decay_steps"}) {
+    ASSERT_TRUE(find(one, key) && find(four, key)) << key;
+    EXPECT_EQ(find(one, key)->value, find(four, key)->value) << key;
+  }
+  const std::vector<double> one_loss = train_losses(one), four_loss = train_losses(four);
+  ASSERT_EQ(one_loss.size(), 1u);
+  ASSERT_EQ(four_loss.size(), 1u);
+  EXPECT_NEAR(one_loss[0], four_loss[0], 1e-3 * four_loss[0]);
+  const StateDifference d = compare_states(last_checkpoint_of(one_run).ranks.at(0),
+                                           last_checkpoint_of(four_run).ranks.at(0), {"random/"});
+  std::printf("gnmt one shard on 1 rank against 4 ranks: loss %.9g against %.9g; %lld of %lld model numbers differ\n",
+              one_loss[0], four_loss[0], static_cast<long long>(d.differing_model_elements),
+              static_cast<long long>(d.model_elements));
+}
+
+}  // namespace
+}  // namespace mlh
