@@ -11,3 +11,5 @@ set_tests_properties(e2e.GnmtRanks.FourRanksTrainAsOneRankOnFourShards
   PROPERTIES FIXTURES_REQUIRED "gnmt_np4_first_epoch;gnmt_np1_four_shards")
 set_tests_properties(e2e.GnmtRanks.OneRankOnTheMiniConfigTakesFourRanksSteps
   PROPERTIES FIXTURES_REQUIRED "gnmt_np4_first_epoch;gnmt_np1_first_epoch")
+set_tests_properties(e2e.TransformerRanks.TwoRanksHoldOneRanksWeightsAfterTheFirstEpoch
+  PROPERTIES FIXTURES_REQUIRED "transformer_np2;transformer_np1_one_core")

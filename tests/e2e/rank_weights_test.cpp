@@ -92,5 +92,11 @@ TEST(GnmtRanks, OneRankOnTheMiniConfigTakesFourRanksSteps) {
               static_cast<long long>(d.model_elements));
 }
 
+// The Transformer's first epoch on two ranks and on one rank pinned to one core (one thread, as each
+// of the two ranks has), both on 2 shards: the same weights after the epoch, dropout masks included.
+TEST(TransformerRanks, TwoRanksHoldOneRanksWeightsAfterTheFirstEpoch) {
+  expect_every_rank_holds_one_ranks_state("transformer_np1_one_core_seed1", "transformer_np2_seed1", 2);
+}
+
 }  // namespace
 }  // namespace mlh
