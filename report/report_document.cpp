@@ -236,18 +236,20 @@ DocSection comparison_section(const ReportTables& tables) {
   DocSection section{"Platforms against the baseline", 2, {}};
   Bullets choices;
   for (const BaselineChoice& choice : tables.baselines)
-    choices.items.push_back(choice.benchmark + ": baseline " + choice.platform +
+    choices.items.push_back(choice.benchmark + ": baseline " +
+                            (choice.device_count > 0 ? std::to_string(choice.device_count) + "x" : "") + choice.platform +
                             (choice.chosen_by_user ? " (given with --baseline)"
                                                    : " (the slowest: the longest time to train at its smallest device count)"));
   for (const std::string& note : tables.notes) choices.items.push_back(note);
   if (!choices.items.empty()) section.blocks.push_back(choices);
   if (tables.comparisons.empty()) {
-    section.blocks.push_back(Paragraph{"No benchmark ran on two platforms: nothing to compare."});
+    section.blocks.push_back(Paragraph{"No benchmark ran on two platforms or two device counts: nothing to compare."});
     return section;
   }
   section.blocks.push_back(Paragraph{
       "Speedup = baseline time to train ÷ this platform's (above 1: faster than the baseline); throughput ratios = this "
-      "platform ÷ baseline. Each row is compared with the baseline at the same device count, or the nearest it has. "
+      "platform ÷ baseline. Each row is compared with the baseline at the device count --baseline names, else at the same "
+      "count or the nearest it has; the baseline platform's other counts with its smallest (or named) count. "
       "Times are olympic means; * marks a mean of the converged runs where an olympic mean is invalid." +
       std::string(tables.any_price ? " Cost ratio = this platform's cost to train ÷ the baseline's (below 1: cheaper)." : "")});
   if (tables.any_price) add_price_paragraphs(section, tables, false);

@@ -238,7 +238,8 @@ ReportTables build_report_tables(const std::vector<RunRow>& runs, const std::str
   add_scaling_efficiency(tables.groups);
   add_costs(tables, runs, prices);
 
-  const std::string wanted = baseline_platform.empty() ? "" : platform_without_count(baseline_platform, nullptr);
+  int wanted_count = 0;  // the baseline's device count when --baseline names one ("1xAMD-EPYC")
+  const std::string wanted = baseline_platform.empty() ? "" : platform_without_count(baseline_platform, &wanted_count);
   std::map<std::string, std::map<std::string, std::vector<const GroupSummary*>>> by_benchmark;
   bool wanted_found = false;
   for (const GroupSummary& g : tables.groups) {
@@ -253,8 +254,8 @@ ReportTables build_report_tables(const std::vector<RunRow>& runs, const std::str
   }
 
   for (const auto& [benchmark, platforms] : by_benchmark) {
-    if (platforms.size() < 2) {
-      tables.notes.push_back(benchmark + ": only " + platforms.begin()->first + " ran it; nothing to compare");
+    if (platforms.size() < 2 && platforms.begin()->second.size() < 2) {
+      tables.notes.push_back(benchmark + ": only " + platforms.begin()->first + " at one device count ran it; nothing to compare");
       continue;
     }
     BaselineChoice choice{benchmark, wanted, !wanted.empty()};
@@ -276,12 +277,26 @@ ReportTables build_report_tables(const std::vector<RunRow>& runs, const std::str
         continue;
       }
     }
-    tables.baselines.push_back(choice);
     const auto& baseline_groups = platforms.at(choice.platform);
+    // The baseline platform's own reference group: the count --baseline names, else its smallest timed
+    // count. Its other counts are compared with it (speedup from more devices of one platform); another
+    // platform's groups with the baseline's group of the named count, else of the nearest count.
+    const GroupSummary* reference = wanted_count > 0 ? nearest_gpu_count(baseline_groups, wanted_count)
+                                                     : smallest_timed_group(baseline_groups);
+    if (!reference) reference = nearest_gpu_count(baseline_groups, 0);
+    if (wanted_count > 0 && reference->device_count != wanted_count) {
+      tables.notes.push_back(benchmark + ": the baseline " + choice.platform + " has no run on " +
+                             std::to_string(wanted_count) + " devices; not compared");
+      continue;
+    }
+    choice.device_count = wanted_count;
+    tables.baselines.push_back(choice);
     for (const auto& [platform, groups] : platforms) {
-      if (platform == choice.platform) continue;
       for (const GroupSummary* g : groups) {
-        const GroupSummary* base = nearest_gpu_count(baseline_groups, g->device_count);
+        if (g == reference) continue;
+        const GroupSummary* base = platform == choice.platform || wanted_count > 0
+                                       ? reference
+                                       : nearest_gpu_count(baseline_groups, g->device_count);
         ComparisonRow row;
         row.benchmark = benchmark;
         row.baseline_platform = choice.platform;

@@ -17,8 +17,10 @@
 //   x usd_per_kwh; per group, the hourly price x the time compared (the olympic mean, so cost and
 //   time agree), the group's throughput x 3600 / the hourly price, and the mean energy cost per run;
 // - baseline: the platform given, else per benchmark the slowest one (the longest time to train at
-//   its own smallest device count). Each other group is compared with the baseline's group of the same
-//   device count, or the nearest count when the baseline has none; cost ratio = this cost / the
+//   its own smallest device count); with a count ("1xAMD-EPYC") that system. Another platform's group
+//   is compared with the baseline's group of the named count, else of the same count or the nearest;
+//   the baseline platform's other device counts with its reference group (the named count, else its
+//   smallest), so two GPU counts of one platform give a speedup too; cost ratio = this cost / the
 //   baseline's (below 1: cheaper to train).
 #pragma once
 
@@ -71,6 +73,7 @@ struct BaselineChoice {
   std::string benchmark;
   std::string platform;
   bool chosen_by_user = false;
+  int device_count = 0;        // the count --baseline named ("1xAMD-EPYC"); 0: per row, as below
 };
 
 struct ComparisonRow {

@@ -151,7 +151,39 @@ TEST_F(ReportData, ThroughputAndScalingEfficiencyFromRunResults) {
   EXPECT_NEAR(*four.scaling_efficiency, 0.8, 1e-9);
   EXPECT_EQ(four.scaling_reference_devices, 1);
   EXPECT_NEAR(*one.scaling_efficiency, 1.0, 1e-9);
-  EXPECT_TRUE(tables.comparisons.empty());  // one platform: nothing to compare
+  // One platform at two device counts: the larger count against the smallest, as two systems.
+  ASSERT_EQ(tables.comparisons.size(), 1u);
+  EXPECT_EQ(tables.comparisons[0].device_count, 4);
+  EXPECT_EQ(tables.comparisons[0].baseline_device_count, 1);
+  EXPECT_EQ(tables.comparisons[0].baseline_platform, "Test-GPU");
+  EXPECT_NEAR(*tables.comparisons[0].throughput_ratio, 3.2, 1e-9);
+  EXPECT_NEAR(*tables.comparisons[0].speedup, 1.0, 1e-9);  // the same made-up times
+  // --baseline with a count picks that system as the reference.
+  const ReportTables from_four = build_report_tables(runs.runs, "4xTest-GPU");
+  ASSERT_EQ(from_four.comparisons.size(), 1u);
+  EXPECT_EQ(from_four.comparisons[0].device_count, 1);
+  EXPECT_EQ(from_four.comparisons[0].baseline_device_count, 4);
+  EXPECT_NEAR(*from_four.comparisons[0].throughput_ratio, 100.0 / 320, 1e-9);
+  ASSERT_EQ(from_four.baselines.size(), 1u);
+  EXPECT_EQ(from_four.baselines[0].device_count, 4);
+  // A count the baseline platform never ran on: said, not guessed.
+  const ReportTables from_two = build_report_tables(runs.runs, "2xTest-GPU");
+  EXPECT_TRUE(from_two.comparisons.empty());
+  ASSERT_EQ(from_two.notes.size(), 1u);
+  EXPECT_THAT(from_two.notes[0], HasSubstr("has no run on 2 devices"));
+}
+
+TEST_F(ReportData, OnePlatformAtOneDeviceCountHasNothingToCompare) {
+  for (int seed = 1; seed <= 3; ++seed) {
+    LogSpec one;
+    one.platform = "1xTest-GPU";
+    one.seed = seed;
+    write_text(dir_ / "1xTest-GPU/gnmt" / ("result_" + std::to_string(seed) + ".txt"), make_log(one));
+  }
+  const ReportTables tables = build_report_tables(collect_runs({dir_.string()}).runs, "");
+  EXPECT_TRUE(tables.comparisons.empty());
+  ASSERT_EQ(tables.notes.size(), 1u);
+  EXPECT_THAT(tables.notes[0], HasSubstr("at one device count ran it; nothing to compare"));
 }
 
 TEST_F(ReportData, DerivedThroughputFromTrainSamples) {
