@@ -16,3 +16,9 @@ set_tests_properties(e2e.SsdMini.ReachesItsTargetMapOnOneRank e2e.SsdBesidePubli
 set_tests_properties(e2e.SsdMini.TwoRanksMatchOneRank PROPERTIES FIXTURES_REQUIRED "ssd_np2;ssd_np1_one_core")
 set_tests_properties(e2e.Memory.NcfMiniTwentyEpochsStayFlatAfterTheFirst PROPERTIES FIXTURES_REQUIRED ncf_np1_twenty_epochs)
 set_tests_properties(e2e.Memory.ResNet50MiniThreeEpochsStayFlatAfterTheFirst PROPERTIES FIXTURES_REQUIRED resnet50_np1_three_epochs)
+
+# The checks of the long runs (mlh_add_mini_run ... FULL) share their `full` label, so the default
+# suite (`ctest -LE full`) neither runs them nor pulls their runs in as fixtures.
+set_tests_properties(e2e.ResNet50Mini.ReachesTargetWithTheSgdKeys e2e.OwnLogs.ResNet50PassesTheComplianceCheck
+  e2e.Memory.ResNet50MiniThreeEpochsStayFlatAfterTheFirst e2e.GnmtMini.FourRanksReachTheTargetFarAboveCopyingTheSourceAndLogOnce
+  e2e.OwnLogs.GnmtPassesTheComplianceCheck PROPERTIES LABELS "e2e;full")
