@@ -174,6 +174,31 @@ TEST_F(ReportCost, CostColumnsChartAndPricesLineInEveryOutput) {
   EXPECT_THAT(out("comparison.csv"), HasSubstr(",2,0.72,2.777777778\n"));
 }
 
+// Our runs beside published logs (NVIDIA's v0.7 DGX-1 SSD, in the project's sample of public
+// results): one report, each priced by its rule; the published group's cost follows the olympic mean
+// the official result summarizer prints for it (20.690 min).
+TEST_F(ReportCost, OurRunsBesidePublishedLogsArePricedAlike) {
+  write_two_platforms();
+  fs::create_directories(dir_ / "published/NVIDIA");
+  fs::copy(fs::path(MLH_SOURCE_DIR) / "tests/data/mlperf-results/v0.7/NVIDIA", dir_ / "published/NVIDIA",
+           fs::copy_options::recursive);
+  const ReportOutcome outcome = report(prices({"Fast-GPU=2.5", "8xNVIDIA DGX-1=24"}));
+  const ReportTables& tables = outcome.tables;
+  const GroupSummary& dgx1 = group(tables, "NVIDIA DGX-1");
+  EXPECT_EQ(dgx1.benchmark, "ssd");
+  EXPECT_EQ(dgx1.device_count, 8);
+  EXPECT_EQ(dgx1.price_basis, "system");
+  EXPECT_NEAR(*dgx1.olympic_mean_minutes, 20.690, 5e-4);
+  EXPECT_NEAR(*dgx1.cost_usd, 24 * *dgx1.olympic_mean_minutes / 60, 1e-9);  // about $8.28
+  EXPECT_NEAR(*dgx1.cost_usd, 8.276, 2e-4);
+  EXPECT_DOUBLE_EQ(*group(tables, "Fast-GPU").cost_usd, 2.0);
+  ASSERT_EQ(tables.unpriced.size(), 1u);
+  EXPECT_THAT(tables.unpriced[0], HasSubstr("Slow-GPU"));
+  EXPECT_THAT(out("summary.csv"), HasSubstr("\nssd,NVIDIA DGX-1,8,gpu,"));
+  EXPECT_THAT(out("summary.csv"), HasSubstr(",24,system,8.27"));
+  EXPECT_THAT(out("report.md"), HasSubstr("charts/cost_to_train_ssd.svg"));
+}
+
 TEST_F(ReportCost, NoRatesGivenNoneOfItAppears) {
   write_two_platforms();
   const ReportOutcome outcome = report({});
