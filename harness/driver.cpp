@@ -255,8 +255,12 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     logger.event(keys::kPrecision, precision);
     if (!precision_warning.empty()) {
       logger.event(keys::kPrecisionNote, precision_warning);
-      // On stderr, also with --quiet: the config asks for something this device does differently.
-      if (world.is_root()) std::fprintf(stderr, "mlharness: note: %s\n", precision_warning.c_str());
+      // Also with --quiet (it is no progress display): the config asks for something this device does
+      // differently. On stdout: stderr is for the one line of an error.
+      if (world.is_root()) {
+        std::printf("mlharness: note: %s\n", precision_warning.c_str());
+        std::fflush(stdout);
+      }
     }
     result.set_global_batch_size(info.global_batch_size);
     result.set_precision(precision);

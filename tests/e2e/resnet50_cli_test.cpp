@@ -61,7 +61,7 @@ TEST_F(ResNet50Cli, FullConfigTrainsOnAGeneratedImageNetFolder) {
   EXPECT_EQ(values["eval_accuracy"].is_number(), true);
   EXPECT_EQ(values["mlharness_precision"], "fp32");
   EXPECT_EQ(values.count("mlharness_precision_note"), 0u);
-  EXPECT_THAT(outcome.err, Not(HasSubstr("note:")));
+  EXPECT_THAT(outcome.out, Not(HasSubstr("note:")));
   EXPECT_EQ(values.count("run_stop"), 1u);
 }
 
@@ -80,9 +80,11 @@ TEST_F(ResNet50Cli, LarsLogsTheLarsKeys) {
     EXPECT_EQ(counts[key], 1) << key;
   EXPECT_EQ(counts["sgd_opt_base_learning_rate"], 0);
   // The full config asks for amp: on the CPU the run says at start what that becomes here and what
-  // it costs (on stderr, also with --quiet), and the log keeps the note.
-  EXPECT_THAT(outcome.err, HasSubstr("mlharness: note: amp on the CPU is bf16 autocast without loss scaling"));
-  EXPECT_THAT(outcome.err, HasSubstr("--set precision=fp32"));
+  // it costs (on stdout, also with --quiet; stderr stays for an error's one line), and the log keeps
+  // the note.
+  EXPECT_THAT(outcome.out, HasSubstr("mlharness: note: amp on the CPU is bf16 autocast without loss scaling"));
+  EXPECT_THAT(outcome.out, HasSubstr("--set precision=fp32"));
+  EXPECT_THAT(outcome.err, Not(HasSubstr("note:")));
   EXPECT_EQ(counts["mlharness_precision_note"], 1);
 }
 
