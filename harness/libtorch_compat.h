@@ -3,6 +3,8 @@
 // tests TORCH_VERSION itself.
 #pragma once
 
+#include <string>
+
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
@@ -40,5 +42,12 @@ inline void set_autocast_dtype(bool cuda, at::ScalarType dtype) {
 }
 
 #endif
+
+// "1.13.0", "2.11.0". TORCH_VERSION itself is a string in 1.13 and a number in 2.x; the parts are
+// the same macros in both.
+inline std::string version() {
+  return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+         std::to_string(TORCH_VERSION_PATCH);
+}
 
 }  // namespace mlh::libtorch

@@ -5,7 +5,6 @@
 
 #include <ATen/Version.h>
 #include <torch/torch.h>
-#include <torch/version.h>
 
 #include "base/user_error.h"
 #include "harness/device.h"
@@ -36,7 +35,7 @@ PrecisionHardware precision_hardware(const torch::Device& device) {
   hardware.cuda = device.is_cuda();
   hardware.cuda_capability = cuda_compute_capability(device);
   hardware.device_model = device_model(device);
-  hardware.libtorch_version = TORCH_VERSION;
+  hardware.libtorch_version = libtorch::version();
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
   while (std::getline(cpuinfo, line)) {

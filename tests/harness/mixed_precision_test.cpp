@@ -85,7 +85,7 @@ TEST(PrecisionHardware, ReadsThisMachinesCpu) {
   const PrecisionHardware hardware = precision_hardware(torch::kCPU);
   EXPECT_FALSE(hardware.cuda);
   EXPECT_FALSE(hardware.cpu_kernel_level.empty());  // at::show_config() names it
-  EXPECT_FALSE(hardware.libtorch_version.empty());
+  EXPECT_THAT(hardware.libtorch_version, ::testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+"));  // "1.13.0", "2.11.0"
 }
 
 TEST(AutocastScope, Bf16ComputesMatmulsInBf16WithoutLossScaling) {
