@@ -28,6 +28,7 @@ a group the data set holds only part of also gets `published_set`: the same numb
 published folder.
 """
 import argparse
+import datetime
 import json
 import math
 import os
@@ -53,6 +54,9 @@ TARGETS = {
 V05 = re.compile(r":::MLPv0\.5\.0 (\S+) ([0-9.]+) \([^)]*\) (\w+)(?:: (.*))?$")
 V06 = re.compile(r":::MLL ([0-9.]+) (\w+): (.*)$")
 V07 = re.compile(r":::MLLOG (\{.*\})\s*$")
+# Alibaba's v0.6 logs: `MLPerf: resnet [06/13/19 00:30:56], eval_accuracy: {"value": 75.98000%, "epoch": 79}`
+ALIBABA = re.compile(r"^MLPerf: (\S+) \[(\d\d/\d\d/\d\d \d\d:\d\d:\d\d)\], (\w+)(?:: (.*))?$")
+BENCHMARK_FOLDERS = {"resnet", "ssd", "maskrcnn", "mask", "gnmt", "transformer", "ncf", "minigo", "bert", "dlrm"}
 
 
 def json_or_text(text):
@@ -76,8 +80,20 @@ def read_events(path):
                     e = json.loads(m.group(1))
                 except ValueError:
                     continue
-                fmt = fmt or "v0.7"
-                events.append((e.get("key"), e.get("time_ms", 0) / 1000.0, e.get("value"), e.get("metadata") or {}))
+                fmt = fmt or ("v0.7" if "time_ms" in e else "v0.7 time_s")  # Alibaba's v0.7 logs: seconds
+                seconds = e["time_ms"] / 1000.0 if "time_ms" in e else float(e.get("time_s", 0))
+                events.append((e.get("key"), seconds, e.get("value"), e.get("metadata") or {}))
+                continue
+            m = ALIBABA.match(line)
+            if m:
+                fmt = fmt or "v0.6 Alibaba"
+                benchmark = benchmark or m.group(1)
+                when = datetime.datetime.strptime(m.group(2), "%m/%d/%y %H:%M:%S")  # local time, 1 s steps
+                seconds = (when - datetime.datetime(1970, 1, 1)).total_seconds()
+                value = m.group(4)
+                if value is not None:  # 75.98000% is a fraction in JSON's terms
+                    value = re.sub(r"(-?\d+(?:\.\d+)?)%", lambda p: repr(float(p.group(1)) / 100), value)
+                events.append((m.group(3), seconds, json_or_text(value), {}))
                 continue
             m = V06.search(line)
             if m:
@@ -242,7 +258,8 @@ def read_groups(root, checker_python, base=None, with_checker=True):
                 run["official_checker"] = "no official rules (v0.5 logs)"
             else:
                 run["official_checker"] = checker_verdict(checker_python, round_name[1:] + ".0", path)
-        system = os.path.dirname(os.path.dirname(rel))
+        folder = os.path.dirname(rel)  # <system>/<benchmark>/result_*, or <system>/result_* (Alibaba v0.7)
+        system = os.path.dirname(folder) if os.path.basename(folder) in BENCHMARK_FOLDERS else folder
         groups.setdefault((system, benchmark), []).append(run)
     return groups
 
