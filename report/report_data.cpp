@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compliance/log_reader.h"
+#include "compliance/result_groups.h"
 #include "compliance/mllog_keys.h"
 #include "compliance/run_summary.h"
 #include "base/user_error.h"
@@ -23,15 +24,21 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::regex& result_log_name() {
-  static const std::regex name(R"(result_(\d+)\.txt)");
-  return name;
+// The <i> of result_<i>.txt, and of the names with more after it (Intel's v0.7 DLRM logs:
+// result_1_4n16r_32k_1593109255.txt); 0 for a result_*.txt without one.
+int result_index(const fs::path& path) {
+  static const std::regex numbered(R"(result_(\d{1,9})(?:\D.*)?\.txt)");
+  std::smatch match;
+  const std::string name = path.filename().string();
+  return std::regex_match(name, match, numbered) ? std::stoi(match[1]) : 0;
 }
 
 struct LogFile {
   fs::path path;
   int index = 0;
 };
+
+bool by_index_then_path(const LogFile& a, const LogFile& b) { return std::tie(a.index, a.path) < std::tie(b.index, b.path); }
 
 // A number in a RunResult record: protobuf's JSON writes 64-bit integers as strings.
 std::optional<double> record_number(const json& record, const char* key) {
@@ -88,12 +95,6 @@ std::optional<double> logged_number(const ParsedLog& log, const char* key) {
   return std::nullopt;
 }
 
-std::string logged_text(const ParsedLog& log, const char* key) {
-  for (const LogRecord& r : log.records)
-    if (r.key == key && r.value.is_string()) return r.value.get<std::string>();
-  return "";
-}
-
 // The data_source of the run's effective config when it is stand-in data rather than the benchmark's
 // MLPerf dataset; "" otherwise (and for logs mlharness did not write).
 std::string stand_in_data_source(const RunSummary& run) {
@@ -127,11 +128,22 @@ std::optional<double> quality_number(const json& value, std::string* name) {
   return std::nullopt;
 }
 
+// What the submission's files say about the system a log ran on: systems/<system>.json, and v0.5's
+// results/<system>/entry.json.
+struct SubmissionFiles {
+  std::optional<SystemDescription> system;
+  std::optional<SystemDescription> entry;
+};
+
 class SystemFiles {
  public:
   explicit SystemFiles(std::vector<InputIssue>& issues) : issues_(issues) {}
-  const std::optional<SystemDescription>& for_log_folder(const fs::path& folder) {
-    const std::string path = system_file_for_log_folder(folder.string());
+  SubmissionFiles for_log_folder(const fs::path& folder) {
+    return {read(system_file_for_log_folder(folder.string())), read(entry_file_for_log_folder(folder.string()))};
+  }
+
+ private:
+  const std::optional<SystemDescription>& read(const std::string& path) {
     const auto known = cache_.find(path);
     if (known != cache_.end()) return known->second;
     std::optional<SystemDescription> system;
@@ -145,10 +157,28 @@ class SystemFiles {
     return cache_.emplace(path, system).first->second;
   }
 
- private:
   std::vector<InputIssue>& issues_;
   std::map<std::string, std::optional<SystemDescription>> cache_;
 };
+
+// What a log says about its system beyond RunSummary.
+struct LogSystemFacts {
+  std::optional<SystemDescription> entry;  // submission_entry (v0.6): a Python dict literal or a JSON object
+  int nodes_clearing_caches = 0;           // v0.5 run_clear_caches records: one per node in NVIDIA's logs
+};
+
+LogSystemFacts log_system_facts(const ParsedLog& log) {
+  LogSystemFacts facts;
+  for (const LogRecord& r : log.records) {
+    if (r.key == keys::kSubmissionEntry && !facts.entry) {
+      if (r.value.is_string()) facts.entry = parse_submission_entry(r.value.get<std::string>());
+      else if (r.value.is_object()) facts.entry = parse_submission_entry(r.value.dump());
+    } else if (r.key == "run_clear_caches") {
+      ++facts.nodes_clearing_caches;
+    }
+  }
+  return facts;
+}
 
 std::string missing_events(const RunSummary& summary, const ParsedLog& log) {
   std::string what;
@@ -160,8 +190,81 @@ std::string missing_events(const RunSummary& summary, const ParsedLog& log) {
   return what;
 }
 
-RunPlatform resolve_platform(const RunSummary& summary, const std::optional<SystemDescription>& system,
-                             const std::optional<SystemDescription>& entry, const json& record, const fs::path& log_folder) {
+// A device count a name gives, and what it counts.
+struct NamedCount {
+  int count = 0;
+  DeviceKind kind = DeviceKind::kAccelerator;
+  std::string what;
+};
+
+// The count in a system or platform name, past the leading "<N>x" the label's own rule takes:
+// "abci_2048xV100", "GN10X-8xV100" (N x a GPU model); "v100-1280", "V100x8" (a GPU model and N); a
+// TPU slice "tpu-v3-128", whose name counts TPU cores: the count in v0.5's convention, which counted
+// cores (a v0.5 log), else in the later rounds', which count chips, two cores each on v2 to v4.
+std::optional<NamedCount> count_in_name(const std::string& name, LogFormat format) {
+  if (const auto cores = tpu_slice_cores(name)) {
+    if (format == LogFormat::kMlpV05) return NamedCount{*cores, DeviceKind::kAccelerator, "TPU cores, as v0.5 counted them"};
+    if (*cores >= 2) return NamedCount{*cores / 2, DeviceKind::kAccelerator, "TPU chips, half its cores, as v0.6 on counted"};
+  }
+  static const std::regex count_then_gpu(R"((?:^|[^A-Za-z0-9])(\d{1,5})x([A-Za-z][A-Za-z0-9]*))", std::regex::icase);
+  static const std::regex gpu_then_count(R"((?:^|[^A-Za-z0-9])([A-Za-z]{1,2}\d{2,3}[A-Za-z]?)[-x](\d{1,5})(?![\d.]))", std::regex::icase);
+  std::smatch match;
+  if (std::regex_search(name, match, count_then_gpu) && device_kind_by_name(match[2]) == DeviceKind::kGpu && std::stoi(match[1]) > 0)
+    return NamedCount{std::stoi(match[1]), DeviceKind::kGpu, "GPUs"};
+  if (std::regex_search(name, match, gpu_then_count) && device_kind_by_name(match[1]) == DeviceKind::kGpu && std::stoi(match[2]) > 0)
+    return NamedCount{std::stoi(match[2]), DeviceKind::kGpu, "GPUs"};
+  return std::nullopt;
+}
+
+// The systems JSON's (or entry.json's) fields as a device_count_source: "system JSON" for
+// accelerators_per_node x number_of_nodes, the form of most files, else the fields named.
+std::string description_source(const char* file, const SystemDescription& system) {
+  if (system.count_fields == "accelerators_per_node x number_of_nodes" && std::string(file) == "system JSON") return file;
+  return std::string(file) + " (" + system.count_fields + ")";
+}
+
+// The processes per node a v0.5 multi-node log's launch lines name (NVIDIA's PyTorch logs keep the
+// shell trace: "nproc_per_node 8", SLURM_NTASKS_PER_NODE=8); nullopt when they name none.
+std::optional<int> launched_ranks_per_node(const std::string& log_path) {
+  static const std::regex launch(R"((?:nproc_per_node[= ]|SLURM_NTASKS_PER_NODE=)(\d{1,3})\b)");
+  std::ifstream in(log_path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(":::", 0) == 0) continue;
+    std::smatch match;
+    if (std::regex_search(line, match, launch) && std::stoi(match[1]) > 0) return std::stoi(match[1]);
+  }
+  return std::nullopt;
+}
+
+// A v0.5 entry.json's count. NVIDIA's multi-node entries name the whole pod (128 DGX-1s, 36 DGX-2Hs);
+// each run counts the nodes its log shows (each clears its caches once: run_clear_caches) times the
+// GPUs it launched per node: the entry's, or fewer where the log's launch lines say so (SSD on DGX-2H
+// ran 8 ranks per node, as NVIDIA's v0.6 submission_entry counts that system).
+std::pair<int, std::string> entry_file_count(const SystemDescription& entry, const LogSystemFacts& facts,
+                                             const std::string& log_path) {
+  const int pod_nodes = entry.nodes.value_or(1), logged_nodes = facts.nodes_clearing_caches;
+  if (entry.accelerators_total || !entry.accelerators_per_node || pod_nodes < 2 || logged_nodes < 2 || logged_nodes >= pod_nodes)
+    return {*entry.accelerator_count(), description_source("entry.json", entry)};
+  int per_node = *entry.accelerators_per_node;
+  std::string per_node_source = "entry.json num_accelerators " + std::to_string(per_node) + " per node";
+  if (const auto launched = launched_ranks_per_node(log_path); launched && *launched < per_node) {
+    per_node = *launched;
+    per_node_source = std::to_string(per_node) + " ranks per node (the log's launch lines; entry.json: " +
+                      std::to_string(*entry.accelerators_per_node) + " GPUs per node)";
+  }
+  return {logged_nodes * per_node, per_node_source + " x " + std::to_string(logged_nodes) +
+                                       " nodes (one run_clear_caches each in the log; the entry names a " +
+                                       std::to_string(pod_nodes) + "-node pod)"};
+}
+
+RunPlatform resolve_platform(const RunSummary& summary, const SubmissionFiles& files, const LogSystemFacts& facts,
+                             const json& record, const fs::path& log_folder) {
+  // NVIDIA's v0.6 systems lines repeat the logs' submission_entry: the log's own is taken first.
+  const bool system_is_entry = files.system && files.system->from_log_lines;
+  const std::optional<SystemDescription> system = system_is_entry ? std::nullopt : files.system;
+  const std::optional<SystemDescription>& entry_file = files.entry;
+  const std::optional<SystemDescription>& entry = facts.entry || !system_is_entry ? facts.entry : files.system;
+  const std::string entry_source = facts.entry ? "log submission_entry" : "system JSON entry line";
   RunPlatform where;
   std::string label;
   if (!summary.platform.empty() && summary.platform.find("PLACEHOLDER") == std::string::npos) {
@@ -173,6 +276,9 @@ RunPlatform resolve_platform(const RunSummary& summary, const std::optional<Syst
   } else if (!record.is_null() && !record_text(record, "platform").empty()) {
     label = record_text(record, "platform");
     where.platform_source = "RunResult platform";
+  } else if (entry_file && entry_file->is_tpu_slice()) {  // v0.5 Google: every system folder is "tpu"
+    label = entry_file->accelerator_model;
+    where.platform_source = "entry.json accelerator";
   } else {
     label = log_folder.parent_path().filename().string();
     where.platform_source = "folder name";
@@ -181,29 +287,58 @@ RunPlatform resolve_platform(const RunSummary& summary, const std::optional<Syst
   where.platform = platform_without_count(label, &label_count);
   if (where.platform.empty()) where.platform = label;
 
-  if (system && !system->accelerator_model.empty()) where.device_model = system->accelerator_model;
-  else if (!record.is_null() && !record_text(record, "device_model").empty()) where.device_model = record_text(record, "device_model");
-  else if (entry) where.device_model = entry->accelerator_model;
-
+  std::optional<DeviceKind> count_kind;  // the kind the count's own source says, before the model's
+  const auto take = [&](int count, std::string source, std::optional<DeviceKind> kind = std::nullopt) {
+    where.device_count = count;
+    where.device_count_source = std::move(source);
+    count_kind = kind;
+  };
   std::optional<double> record_devices;
   if (!record.is_null()) record_devices = record_number(record, "device_count");
   if (system && system->accelerator_count()) {
-    where.device_count = *system->accelerator_count();
-    where.device_count_source = "system JSON";
+    take(*system->accelerator_count(), description_source("system JSON", *system));
+  } else if (system && system->processor_count()) {
+    take(*system->processor_count(), description_source("system JSON", *system), DeviceKind::kCpuSocket);
+  } else if (entry_file && entry_file->accelerator_count()) {
+    auto [count, source] = entry_file_count(*entry_file, facts, summary.path);
+    take(count, std::move(source));
+  } else if (entry_file && entry_file->processor_count()) {
+    take(*entry_file->processor_count(), description_source("entry.json", *entry_file), DeviceKind::kCpuSocket);
   } else if (record_devices && *record_devices > 0) {
-    where.device_count = static_cast<int>(*record_devices);
-    where.device_count_source = "RunResult device_count";
+    take(static_cast<int>(*record_devices), "RunResult device_count");
   } else if (entry && entry->accelerator_count()) {
-    where.device_count = *entry->accelerator_count();
-    where.device_count_source = "log submission_entry";
+    take(*entry->accelerator_count(), entry_source);
+  } else if (entry && entry->processor_count()) {
+    take(*entry->processor_count(), entry_source + " (" + entry->count_fields + ")", DeviceKind::kCpuSocket);
   } else if (label_count > 0) {
-    where.device_count = label_count;
-    where.device_count_source = "platform label";
+    take(label_count, "platform label");
+  } else {
+    // The folders: the benchmark's (or the system's, where logs sit in it), the system's, and in v0.5's
+    // layout <submission>/results/<system>/<benchmark> the submission's ("resnet-tpuv3-32").
+    const std::string folder = log_folder.filename().string(), system_folder = log_folder.parent_path().filename().string();
+    const fs::path results = log_folder.parent_path().parent_path();
+    const std::string submission_folder = results.filename() == "results" ? results.parent_path().filename().string() : "";
+    for (const auto& [name, source] : {std::pair{label, "platform label"}, std::pair{system_folder, "system folder name"},
+                                       std::pair{folder, "folder name"}, std::pair{submission_folder, "submission folder name"}}) {
+      if (const auto named = count_in_name(name, summary.format)) {
+        take(named->count, std::string(source) + " '" + name + "' (" + named->what + ")", named->kind);
+        break;
+      }
+    }
   }
+
+  const bool counts_processors = count_kind == DeviceKind::kCpuSocket;
+  const SystemDescription* described = system ? &*system : entry_file ? &*entry_file : entry ? &*entry : nullptr;
+  if (counts_processors && described) where.device_model = described->host_processor_model;
+  else if (system && !system->accelerator_model.empty()) where.device_model = system->accelerator_model;
+  else if (!record.is_null() && !record_text(record, "device_model").empty()) where.device_model = record_text(record, "device_model");
+  else if (entry_file && !entry_file->accelerator_model.empty()) where.device_model = entry_file->accelerator_model;
+  else if (entry) where.device_model = entry->accelerator_model;
 
   const std::string record_device = record.is_null() ? "" : record_text(record, "device");
   if (record_device == "cpu") where.device_kind = DeviceKind::kCpu;
   else if (record_device == "cuda") where.device_kind = DeviceKind::kGpu;
+  else if (count_kind) where.device_kind = *count_kind;
   else if (const auto by_model = device_kind_by_name(where.device_model)) where.device_kind = *by_model;
   else if (const auto by_platform = device_kind_by_name(label)) where.device_kind = *by_platform;
   else where.device_kind = DeviceKind::kAccelerator;
@@ -311,8 +446,7 @@ std::optional<RunRow> read_run(const LogFile& file, SystemFiles& systems, std::v
   record_path.replace_extension(".json");
   const json record = read_record(record_path, issues);
   const fs::path folder = file.path.parent_path();
-  const std::optional<SystemDescription>& system = systems.for_log_folder(folder);
-  const std::optional<SystemDescription> entry = parse_submission_entry(logged_text(log, keys::kSubmissionEntry));
+  const SubmissionFiles files = systems.for_log_folder(folder);
 
   RunRow row;
   row.summary = summary;
@@ -324,7 +458,7 @@ std::optional<RunRow> read_run(const LogFile& file, SystemFiles& systems, std::v
   if (row.benchmark.empty() && !record.is_null()) row.benchmark = record_text(record, "benchmark");
   if (row.benchmark.empty()) row.benchmark = folder.filename().string();
   if (const std::string data = stand_in_data_source(summary); !data.empty()) row.benchmark += " (" + data + " data)";
-  const RunPlatform where = resolve_platform(summary, system, entry, record, folder);
+  const RunPlatform where = resolve_platform(summary, files, log_system_facts(log), record, folder);
   row.platform = where.platform;
   row.platform_source = where.platform_source;
   row.device_model = where.device_model;
@@ -393,30 +527,25 @@ void drop_repeated_seeds(std::vector<RunRow>& rows, std::vector<InputIssue>& iss
   rows = std::move(kept);
 }
 
-// The result logs under one input, by folder, each folder's logs in result index order.
+// The result logs under one input, by folder, each folder's logs in result index order: every
+// result_*.txt, the files `mlharness score` reads (find_result_files).
 std::map<fs::path, std::vector<LogFile>> find_logs(const std::string& input, std::vector<InputIssue>& issues) {
   std::map<fs::path, std::vector<LogFile>> by_folder;
   std::error_code error;
-  const fs::path root(input);
-  if (!fs::exists(root, error))
+  if (!fs::exists(fs::path(input), error))
     throw UserError("report: '" + input + "' does not exist; give folders that hold result_<i>.txt logs");
-  std::smatch match;
-  if (!fs::is_directory(root, error)) {
-    const std::string name = root.filename().string();
-    const int index = std::regex_match(name, match, result_log_name()) ? std::stoi(match[1]) : 0;
-    by_folder[root.parent_path()].push_back({root, index});
-    return by_folder;
+  std::vector<std::string> files;
+  try {
+    files = find_result_files(input);
+  } catch (const UserError& e) {
+    issues.push_back({input, std::string("not fully readable: ") + e.what()});
   }
-  for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, error), end;
-       !error && it != end; it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    if (!it->is_regular_file(error) || !std::regex_match(name, match, result_log_name())) continue;
-    by_folder[it->path().parent_path()].push_back({it->path(), std::stoi(match[1])});
+  for (const std::string& file : files) {
+    const fs::path path(file);
+    by_folder[path.parent_path()].push_back({path, result_index(path)});
   }
-  if (error) issues.push_back({input, "not fully readable: " + error.message(), false});
   if (by_folder.empty()) issues.push_back({input, "no result_<i>.txt logs in this folder or below it"});
-  for (auto& [folder, files] : by_folder)
-    std::sort(files.begin(), files.end(), [](const LogFile& a, const LogFile& b) { return a.index < b.index; });
+  for (auto& [folder, logs] : by_folder) std::sort(logs.begin(), logs.end(), by_index_then_path);
   return by_folder;
 }
 
@@ -469,6 +598,7 @@ const char* to_string(DeviceKind kind) {
     case DeviceKind::kGpu: return "gpu";
     case DeviceKind::kCpu: return "cpu";
     case DeviceKind::kAccelerator: return "accelerator";
+    case DeviceKind::kCpuSocket: return "cpu_socket";
   }
   return "";
 }
@@ -488,6 +618,7 @@ std::string count_noun(std::optional<DeviceKind> kind) {
     case DeviceKind::kGpu: return "GPUs";
     case DeviceKind::kCpu: return "CPU ranks";
     case DeviceKind::kAccelerator: return "accelerators";
+    case DeviceKind::kCpuSocket: return "CPU sockets";
   }
   return "devices";
 }
@@ -500,23 +631,18 @@ std::string count_label(int count, std::optional<DeviceKind> kind) {
 
 RunPlatform identify_run_platform(const RunSummary& summary) {
   const fs::path log_path(summary.path);
-  std::optional<SystemDescription> system;
-  const std::string system_path = system_file_for_log_folder(log_path.parent_path().string());
-  std::error_code error;
-  if (!system_path.empty() && fs::is_regular_file(system_path, error)) {
-    std::string problem;
-    system = read_system_file(system_path, &problem);
-  }
+  std::vector<InputIssue> ignored;
+  SystemFiles systems(ignored);
+  const SubmissionFiles files = systems.for_log_folder(log_path.parent_path());
   fs::path record_path = log_path;
   record_path.replace_extension(".json");
-  std::vector<InputIssue> ignored;
   const json record = read_record(record_path, ignored);
-  std::optional<SystemDescription> entry;
+  LogSystemFacts facts;
   try {
-    entry = parse_submission_entry(logged_text(read_log_file(summary.path), keys::kSubmissionEntry));
+    facts = log_system_facts(read_log_file(summary.path));
   } catch (const UserError&) {
   }
-  return resolve_platform(summary, system, entry, record, log_path.parent_path());
+  return resolve_platform(summary, files, facts, record, log_path.parent_path());
 }
 
 std::string RunRow::seed_label() const {
@@ -547,7 +673,7 @@ CollectedRuns collect_runs(const std::vector<std::string>& inputs) {
   }
   SystemFiles systems(collected.issues);
   for (auto& [folder, files] : by_folder) {
-    std::sort(files.begin(), files.end(), [](const LogFile& a, const LogFile& b) { return a.index < b.index; });
+    std::sort(files.begin(), files.end(), by_index_then_path);
     std::vector<RunRow> rows;
     for (const LogFile& file : files) {
       ++collected.logs_found;

@@ -1,4 +1,4 @@
-// The report's input: every MLPerf result log (result_<i>.txt, any of the three line formats) under the
+// The report's input: every MLPerf result log (result_*.txt, any of the three line formats) under the
 // given folders, each with the RunResult record beside it (result_<i>.json) when there is one, turned
 // into one row per run. Inputs that cannot be used are listed with the reason instead of stopping
 // the report: a log without run_start or run_stop, a file that is not a log, a second run of the same
@@ -7,12 +7,21 @@
 // Where each field comes from, first source that has it:
 //   benchmark   log submission_benchmark (v0.5: the lines' benchmark field), RunResult, folder name
 //   platform    log submission_platform (not a placeholder), system JSON system_name, RunResult,
-//               the <system> folder; a leading "Nx" is dropped (the count lives in `device_count`)
-//   device_count  system JSON accelerators_per_node x number_of_nodes, RunResult device_count,
-//               the log's v0.6 submission_entry, the "Nx" of the platform label
-//   device_kind RunResult device ("cpu": CPU ranks, "cuda": GPUs); else the device model (systems
-//               JSON accelerator_model_name, RunResult device_model, submission_entry accelerator),
-//               then the platform label, by name (device_kind_by_name); else an accelerator
+//               v0.5 entry.json's accelerator when it names a TPU slice (Google's v0.5 system folders
+//               are all `tpu`), the <system> folder; a leading "Nx" is dropped (the count lives in
+//               `device_count`)
+//   device_count  as the submission counts it (system_description.h has the forms): systems JSON
+//               accelerators_per_node x number_of_nodes or its `nodes` list; v0.5 entry.json's `nodes`
+//               (a TPU slice's num_accelerators is its total; a multi-node entry naming a whole pod
+//               counts the nodes its log shows, one run_clear_caches each); for a system without
+//               accelerators its processors (host_processors_per_node x nodes); RunResult device_count;
+//               the log's v0.6 submission_entry; the "Nx" of the platform label; last a count in the
+//               label or folder names (count_in_name in report_data.cpp: "abci_2048xV100", "v100-1280",
+//               "tpu-v3-128" as TPU cores in a v0.5 log, chips, half that, in later ones)
+//   device_kind RunResult device ("cpu": CPU ranks, "cuda": GPUs); CPU sockets for processors
+//               counted; else the device model (systems JSON accelerator_model_name, RunResult
+//               device_model, entry.json or submission_entry accelerator), then the platform label, by
+//               name (device_kind_by_name); else an accelerator
 //   throughput  RunResult train_samples_per_second; else derived from the log as
 //               train_samples x epochs run / (run_stop - run_start), which includes eval time, but
 //               not when train_samples is not the benchmark's epoch (mlperf_epoch_samples)
@@ -37,18 +46,19 @@ enum class ThroughputSource { kNone, kRunResult, kDerivedFromLog };
 const char* to_string(ThroughputSource source);
 
 // What a run's device count counts: GPUs; CPU ranks (a CPU run counts its processes, not cores or
-// sockets); or accelerators, for a system whose model names neither (TPUs, or no model at all:
-// MLPerf training systems are accelerator systems).
-enum class DeviceKind { kGpu, kCpu, kAccelerator };
-// "gpu", "cpu", "accelerator": the CSV's device_kind.
+// sockets); accelerators, for a system whose model names neither (TPUs, in the unit of the
+// submission's round: v0.5 counted TPU cores, v0.6 and v0.7 chips; or no model at all: MLPerf training
+// systems are accelerator systems); or CPU sockets, the processors a published CPU-only system counts.
+enum class DeviceKind { kGpu, kCpu, kAccelerator, kCpuSocket };
+// "gpu", "cpu", "accelerator", "cpu_socket": the CSV's device_kind.
 const char* to_string(DeviceKind kind);
 // The kind a device model or platform name says: GPU for NVIDIA/AMD GPU names (Tesla, V100, A100,
 // DGX, Radeon, "GPU", ...), CPU for CPU names (Xeon, EPYC, "CPU", ...); nullopt for other names.
 std::optional<DeviceKind> device_kind_by_name(const std::string& name);
-// "8 GPUs", "1 GPU", "2 CPU ranks", "8 accelerators", "? GPUs" for an unknown count; with no kind
+// "8 GPUs", "1 GPU", "2 CPU ranks", "8 accelerators", "16 CPU sockets", "? GPUs" for an unknown count; with no kind
 // (groups of several kinds, as on one chart axis) "8 devices".
 std::string count_label(int count, std::optional<DeviceKind> kind);
-// The plural noun alone: "GPUs", "CPU ranks", "accelerators", "devices".
+// The plural noun alone: "GPUs", "CPU ranks", "accelerators", "CPU sockets", "devices".
 std::string count_noun(std::optional<DeviceKind> kind);
 
 // Where a run ran, by the sources above: what `report` groups by and `score` prints.
@@ -73,7 +83,7 @@ struct RunRow {
   std::string log_path;
   std::string record_path;     // result_<i>.json beside the log; empty when there is none
   std::string log_format;      // mllog, mll, mlpv0.5
-  int result_index = 0;        // the <i> of result_<i>.txt
+  int result_index = 0;        // the <i> of result_<i>.txt (or result_<i>_<more>.txt); 0 without one
   // The MLPerf benchmark, with " (<data_source> data)" for runs on stand-in data (the mini configs'
   // synthetic or Fashion-MNIST data), which are never grouped or compared with runs on MLPerf's data.
   std::string benchmark;
@@ -119,8 +129,9 @@ struct CollectedRuns {
   int logs_found = 0;
 };
 
-// Reads every result_<i>.txt under `inputs` (folders searched recursively, or log files named
-// directly). Throws UserError for an input path that does not exist.
+// Reads every result_*.txt under `inputs` (folders searched recursively, or log files named
+// directly): the files `mlharness score` reads (find_result_files). Throws UserError for an input
+// path that does not exist.
 CollectedRuns collect_runs(const std::vector<std::string>& inputs);
 
 // MLPerf's quality target for a benchmark's eval_accuracy (resnet top-1 0.759, ssd mAP 0.23,
@@ -142,9 +153,10 @@ std::vector<EpochSamples> mlperf_epoch_samples(const std::string& benchmark);
 // derived from it.
 inline constexpr double kEpochSamplesTolerance = 0.10;
 
-// The platform of the run `summary` read from its log (summary.path): the systems JSON of the
-// submission layout the log sits in, the RunResult record beside it, the log's submission_entry, the
-// "Nx" of its platform label, the folder names. The one rule `report` and `score` both follow.
+// The platform of the run `summary` read from its log (summary.path): the systems JSON (or v0.5
+// entry.json) of the submission layout the log sits in, the RunResult record beside it, the log's
+// submission_entry, the "Nx" of its platform label, the label and folder names. The one rule `report`
+// and `score` both follow.
 RunPlatform identify_run_platform(const RunSummary& summary);
 
 // Strips a leading "<N>x" from a platform label; *count gets N when there was one.
