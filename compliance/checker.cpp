@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "compliance/benchmark_names.h"
 #include "compliance/log_history.h"
 #include "compliance/mllog_keys.h"
 #include "compliance/rule_set.h"
@@ -39,12 +40,49 @@ std::string benchmark_of(const std::vector<LogRecord>& records) {
   return "";
 }
 
+// The benchmarks mlharness trains and scores (DESIGN.md).
+bool is_own_benchmark(const std::string& canonical) {
+  static const std::set<std::string> kOwn = {"resnet", "ssd", "maskrcnn", "gnmt", "transformer", "ncf"};
+  return kOwn.count(canonical) > 0;
+}
+
+// Those and the ones benchmark_names.h knows to skip (minigo, bert, dlrm, ...): the MLPerf benchmarks
+// whose missing rules are "not checked" rather than failed.
+bool is_mlperf_benchmark(const std::string& canonical) {
+  return is_own_benchmark(canonical) || !skipped_benchmark_reason(canonical).empty();
+}
+
+// The benchmarks of mlharness's six that `ruleset` has a rules file for ("ncf" for 0.5.0's ncf.yaml,
+// "gnmt" for 0.7.0's closed_gnmt.yaml).
+std::vector<std::string> benchmarks_with_rules(const std::string& ruleset) {
+  std::set<std::string> covered;
+  for (const std::string& path : embedded_rule_file_names()) {
+    if (path.compare(0, ruleset.size() + 1, ruleset + "/") != 0) continue;
+    std::string name = path.substr(ruleset.size() + 1);
+    for (const std::string prefix : {"closed_", "open_"}) {
+      if (name.compare(0, prefix.size(), prefix) == 0) name = name.substr(prefix.size());
+    }
+    if (is_own_benchmark(name)) covered.insert(name);
+  }
+  return std::vector<std::string>(covered.begin(), covered.end());
+}
+
+// Why a benchmark's rules are not checked: the ruleset has no file for an MLPerf benchmark.
+std::string not_checked_reason(const std::string& ruleset, const std::string& benchmark) {
+  std::string text = "ruleset " + ruleset + " has no rules for benchmark '" + benchmark + "'";
+  if (const std::string skipped = skipped_benchmark_reason(benchmark); !skipped.empty()) return text + " (" + skipped + ")";
+  const std::vector<std::string> covered = benchmarks_with_rules(ruleset);
+  return text + " (mlharness's " + ruleset + " rules cover " + (covered.empty() ? "none" : join(covered, ", ")) +
+         "), so its benchmark rules are not checked";
+}
+
 // A rule file to check, and what asked for it (for the message when it does not exist).
 struct FileRequest {
   std::string name;
   std::string requested_by;  // "submission_benchmark = \"ncf\"", "the log's benchmark 'ncf'"
   std::string key;
   int line_number = 0;
+  std::string benchmark;     // canonical, when the file holds a benchmark's rules
 };
 
 // The rules that apply to a log: common.yaml, and the files it and they bring in through `include`
@@ -52,19 +90,30 @@ struct FileRequest {
 struct ActiveRules {
   std::vector<KeyRule> keys;
   std::string format;
-  std::vector<RuleFailure> failures;  // files asked for that do not exist
+  std::vector<RuleFailure> failures;     // files asked for that do not exist
+  std::vector<std::string> not_checked;  // an MLPerf benchmark's file that the ruleset does not have
 };
 
+// Benchmark files are looked up by the benchmark's canonical name (Google's v0.6 "mask" reads
+// maskrcnn's rules); the log's own name is still what value tests see.
 ActiveRules resolve_rules(const std::string& ruleset, const std::vector<LogRecord>& records,
-                          const std::string& benchmark) {
+                          const std::string& logged_benchmark) {
   ActiveRules active;
-  std::deque<FileRequest> queue = {{"common", "the ruleset", "", 0}};
+  const std::string benchmark = canonical_benchmark(logged_benchmark);
+  std::deque<FileRequest> queue = {{"common", "the ruleset", "", 0, ""}};
   std::set<std::string> seen;
   while (!queue.empty()) {
     const FileRequest request = queue.front();
     queue.pop_front();
     if (!seen.insert(request.name).second) continue;
     const std::optional<RuleFile> file = load_rule_file(ruleset, request.name);
+    if (!file && !request.benchmark.empty() && is_mlperf_benchmark(request.benchmark)) {
+      const std::string reason = not_checked_reason(ruleset, request.benchmark);
+      if (std::find(active.not_checked.begin(), active.not_checked.end(), reason) == active.not_checked.end()) {
+        active.not_checked.push_back(reason);
+      }
+      continue;
+    }
     if (!file) {
       active.failures.push_back({request.key, "rules", request.line_number,
                                  "ruleset " + ruleset + " has no rules file '" + request.name + "' (named by " +
@@ -85,15 +134,19 @@ ActiveRules resolve_rules(const std::string& ruleset, const std::vector<LogRecor
                                    "the log names no benchmark, so no benchmark rules apply", file->ruleset + "/" + file->name});
         continue;
       }
-      queue.push_back({replace_all(include, "{benchmark}", benchmark), "the log's benchmark '" + benchmark + "'", "", 0});
+      const bool of_benchmark = include.find("{benchmark}") != std::string::npos;
+      queue.push_back({replace_all(include, "{benchmark}", benchmark), "the log's benchmark '" + logged_benchmark + "'", "", 0,
+                       of_benchmark ? benchmark : ""});
     }
     for (const KeyRule& rule : file->keys) {
       if (rule.then.empty()) continue;
       for (const LogRecord& record : records) {
         if (record.key != rule.key || !record.value.is_string()) continue;
         const std::string value = record.value.get<std::string>();
-        queue.push_back({replace_all(rule.then, "{value}", value), rule.key + " = \"" + value + "\"", rule.key,
-                         record.line_number});
+        const bool of_benchmark = rule.key == keys::kSubmissionBenchmark;
+        const std::string name = of_benchmark ? canonical_benchmark(value) : value;
+        queue.push_back({replace_all(rule.then, "{value}", name), rule.key + " = \"" + value + "\"", rule.key,
+                         record.line_number, of_benchmark ? name : ""});
       }
     }
   }
@@ -121,8 +174,15 @@ class Checker {
   }
 
  private:
-  void fail(const KeyRule& rule, const std::string& what, int line_number, const std::string& message) {
-    result_.failures.push_back({rule.key, what, line_number, message, rule.file});
+  // A failed rule; a warning where its key is `level: warning` or the test is one of its `warn:`.
+  void fail(const KeyRule& rule, const std::string& what, int line_number, const std::string& message,
+            bool warning = false) {
+    const RuleFailure failure{rule.key, what, line_number, message, rule.file};
+    if (warning || rule.warning) {
+      result_.warnings.push_back(failure.to_string());
+    } else {
+      result_.failures.push_back(failure);
+    }
   }
 
   const std::vector<const LogRecord*>& lines_of(const std::string& key) {
@@ -132,6 +192,11 @@ class Checker {
   void check_line(const KeyRule& rule, const LogRecord& record, const LogHistory& before) {
     for (const NamedLineTest& test : rule.line_tests) {
       if (std::string reason = test.test(record, before); !reason.empty()) fail(rule, test.rule, record.line_number, reason);
+    }
+    for (const NamedLineTest& test : rule.warning_tests) {
+      if (std::string reason = test.test(record, before); !reason.empty()) {
+        fail(rule, test.rule, record.line_number, reason, true);
+      }
     }
     if (rule.target && (*rule.target)(record.value, before).empty()) reached_.insert(rule.key);
   }
@@ -274,6 +339,7 @@ CheckResult check_log(const ParsedLog& log, const std::string& requested_ruleset
     result.benchmark = benchmark_of(records);
     ActiveRules rules = resolve_rules(result.ruleset, records, result.benchmark);
     result.failures.insert(result.failures.end(), rules.failures.begin(), rules.failures.end());
+    result.not_checked = rules.not_checked;
     Checker(records, rules, result).run();
   }
   result.passed = result.failures.empty();

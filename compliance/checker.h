@@ -2,7 +2,8 @@
 // the vocabulary in compliance/rules/README.md) the way the official mlperf_logging checker does for
 // 0.6.0 and 0.7.0, plus mlharness's own NCF rules (0.7.0 closed_ncf, and 0.5.0 for v0.5 logs).
 // A log of a run resumed from a checkpoint (mlharness_resumed_from) fails whatever the rules say:
-// its time to train covers only the resumed part.
+// its time to train covers only the resumed part. Benchmark rule files are found by the benchmark's
+// canonical name (benchmark_names.h: Google's v0.6 "mask" is checked with maskrcnn's rules).
 #pragma once
 
 #include <string>
@@ -25,10 +26,16 @@ struct RuleFailure {
 struct CheckResult {
   std::string ruleset;
   std::string benchmark;               // as the log names it; empty when it names none
-  bool passed = false;
+  bool passed = false;                 // no failures (rules not checked are no failures)
   // A resumed run first; then every failed rule, in log order, then the end-of-log ones.
   std::vector<RuleFailure> failures;
-  std::vector<std::string> warnings;   // e.g. an exactly_one key repeated with the same value
+  // An exactly_one key repeated with the same value, and the failed rules of keys marked
+  // `level: warning` (as RuleFailure::to_string writes them).
+  std::vector<std::string> warnings;
+  // Rules the ruleset does not have for the log's MLPerf benchmark: "ruleset 0.5.0 has no rules for
+  // benchmark 'gnmt' (...)". The rest of the log (the ruleset's common rules) is still checked; a
+  // benchmark that is no MLPerf benchmark fails instead.
+  std::vector<std::string> not_checked;
 };
 
 // The rule set for the log's line format: :::MLLOG -> 0.7.0, :::MLL -> 0.6.0, :::MLPv0.5.0 -> 0.5.0;

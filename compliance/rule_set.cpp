@@ -48,6 +48,18 @@ KeyRule parse_key_rule(const std::string& key, const YAML::Node& record,
       rule.target_text = text.c_str();
     } else if (field == "then") {
       rule.then = entry.second.as<std::string>();
+    } else if (field == "level") {
+      const std::string level = entry.second.as<std::string>();
+      if (level != "warning" && level != "failure") bad_rule(where, "level is warning or failure, not '" + level + "'");
+      rule.warning = level == "warning";
+    } else if (field == "warn") {
+      if (!entry.second.IsMap()) bad_rule(where, "warn wants a mapping of line tests (value, metadata, after, ...)");
+      for (const auto& test : entry.second) {
+        if (!is_line_test_field(test.first.as<std::string>())) {
+          bad_rule(where, "warn holds '" + test.first.as<std::string>() + "', which is not a line test");
+        }
+      }
+      rule.warning_tests = parse_line_tests(entry.second, intervals, where + " warn");
     } else if (!is_line_test_field(field)) {
       bad_rule(where, "unknown field '" + field + "'");
     }

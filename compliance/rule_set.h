@@ -23,6 +23,8 @@ struct KeyRule {
   std::optional<ValueTest> target;           // `reaches`: at least one line's value must pass it
   std::string target_text;                   // the target as written, for messages
   std::string then;                          // a file to check too, "{value}" = this key's value
+  bool warning = false;                      // `level: warning`: all its failures are warnings
+  std::vector<NamedLineTest> warning_tests;  // `warn: {...}`: line tests whose failures are warnings
 };
 
 struct RuleFile {

@@ -1,6 +1,7 @@
 // `mlharness check LOG... [--ruleset R]`: MLPerf compliance rules on each log. Prints `PASS path` or
-// `FAIL path` followed by every failed rule (indented), and `ERROR path: why` for a file that cannot
-// be read or is not an MLPerf log. Exit 0 when all pass, 1 when any fails, 2 when any is unreadable.
+// `FAIL path` followed by every failed rule (indented), then the rules not checked ("  not checked: ")
+// and the warnings ("  warning: "), and `ERROR path: why` for a file that cannot be read or is not an
+// MLPerf log. Exit 0 when all pass, 1 when any fails, 2 when any is unreadable.
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <iostream>
@@ -23,8 +24,11 @@ const char* kCheckUsage = R"(usage: mlharness check LOG... [--ruleset 0.7.0|0.6.
 
 Checks each MLPerf training log against the compliance rules of its ruleset (by default the one of
 its line format: :::MLLOG -> 0.7.0, :::MLL -> 0.6.0, :::MLPv0.5.0 -> 0.5.0) and its benchmark
-(submission_benchmark). Prints PASS or FAIL per log, each failed rule below it. A run resumed from a
-checkpoint (mlharness_resumed_from) FAILs: its time to train covers only the resumed part.
+(submission_benchmark). Prints PASS or FAIL per log, each failed rule below it, then what was not
+checked (an MLPerf benchmark the ruleset has no rules for: a v0.5 GNMT log, a v0.7 BERT log) and
+the warnings (rules marked as warnings, such as v0.5 NCF keys its checker did not demand). A run
+resumed from a checkpoint (mlharness_resumed_from) FAILs: its time to train covers only the resumed
+part.
 Exit status: 0 all pass, 1 some fail, 2 some file unreadable or not a log.
 )";
 
@@ -50,6 +54,7 @@ int check_one(const std::string& path, const std::string& ruleset) {
   const CheckResult result = check_log(log, ruleset);
   std::cout << (result.passed ? "PASS " : "FAIL ") << path << "\n";
   for (const RuleFailure& failure : result.failures) std::cout << "  " << failure.to_string() << "\n";
+  for (const std::string& reason : result.not_checked) std::cout << "  not checked: " << reason << "\n";
   for (const std::string& warning : result.warnings) std::cout << "  warning: " << warning << "\n";
   return result.passed ? kExitAllPass : kExitSomeFail;
 }

@@ -55,6 +55,17 @@ TEST_F(Cli, CheckFailingLogListsTheFailedRules) {
                                      "{min: 0.240, below: 1}; the last is 0.2391 (line 16) [0.7.0/open_gnmt]\n"));
 }
 
+// A benchmark MLPerf ran that our rule set has no rules for passes on the common rules and says
+// what was not checked.
+TEST_F(Cli, CheckSaysWhatIsNotChecked) {
+  std::string bert = gnmt_log(0.2431);
+  bert.replace(bert.find("\"gnmt\""), 6, "\"bert\"");
+  write("bert.txt", bert);
+  const Outcome outcome = run("check bert.txt");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.out << outcome.err;
+  EXPECT_THAT(outcome.out, HasSubstr("PASS bert.txt\n  not checked: ruleset 0.7.0 has no rules for benchmark 'bert' ("));
+}
+
 TEST_F(Cli, CheckWithAnotherRulesetFails) {
   write("good.txt", gnmt_log(0.2431));
   const Outcome outcome = run("check --ruleset 0.6.0 good.txt");
