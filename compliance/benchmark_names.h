@@ -12,9 +12,9 @@ namespace mlh {
 // The benchmark's one name: "mask" -> "maskrcnn"; a name already canonical, or unknown, unchanged.
 std::string canonical_benchmark(const std::string& logged);
 
-// "" for the six benchmarks mlharness trains and scores (resnet, ssd, maskrcnn, gnmt, transformer,
-// ncf); for another MLPerf benchmark, why it is skipped ("minigo: reinforcement learning (Go), not
-// one of mlharness's six workloads"); for a name MLPerf never used, "not an MLPerf training benchmark".
+// For an MLPerf benchmark outside the six mlharness trains and scores, why it is skipped
+// ("reinforcement learning (Go), not one of mlharness's six workloads"); "" for the six (resnet, ssd,
+// maskrcnn, gnmt, transformer, ncf) and for names MLPerf never used (scoring names those as unknown).
 // Takes a canonical name.
 std::string skipped_benchmark_reason(const std::string& benchmark);
 

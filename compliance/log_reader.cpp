@@ -244,6 +244,13 @@ ParsedLog parse_log_text(std::string_view text) {
   return log;
 }
 
+std::string not_a_log_reason(const ParsedLog& log) {
+  if (log.errors.empty()) return "not an MLPerf log (no :::MLLOG, :::MLL or :::MLPv0.5.0 line)";
+  const LogParseError& first = log.errors.front();
+  return "no readable MLPerf line (" + std::to_string(log.errors.size()) + " marked lines fail; line " +
+         std::to_string(first.line_number) + ": " + first.message + ")";
+}
+
 ParsedLog read_log_file(const std::string& path) {
   auto fail = [&path](int error_number) {
     return UserError("cannot read log file '" + path + "': " + std::strerror(error_number));

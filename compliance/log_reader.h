@@ -50,6 +50,11 @@ std::optional<LogRecord> parse_log_line(std::string_view line, int line_number,
                                         LogParseError* error);
 
 ParsedLog parse_log_text(std::string_view text);
+
+// Why a log without a single readable MLPerf line is not one: "not an MLPerf log (no :::MLLOG, :::MLL
+// or :::MLPv0.5.0 line)", or, when marked lines failed, the first failure ("no readable MLPerf line;
+// line 1: no numeric \"time_ms\"", as Alibaba's v0.7 logs, which write time_s).
+std::string not_a_log_reason(const ParsedLog& log);
 // Throws UserError naming the file when it cannot be opened or read.
 ParsedLog read_log_file(const std::string& path);
 

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "compliance/benchmark_names.h"
 #include "compliance/log_reader.h"
 #include "compliance/mllog_keys.h"
 #include "base/user_error.h"
@@ -21,7 +22,9 @@ bool is_result_file(const fs::path& path) {
 
 std::string system_of(const RunSummary& run) {
   const fs::path folder = fs::path(run.path).parent_path();
-  if (!run.benchmark.empty() && folder.filename() == run.benchmark && folder.has_parent_path())
+  // The benchmark folder may use a round's own name for it (Google's v0.6 results/<system>/mask).
+  if (!run.benchmark.empty() && canonical_benchmark(folder.filename().string()) == run.benchmark &&
+      folder.has_parent_path())
     return folder.parent_path().string();
   return folder.string();
 }
@@ -65,7 +68,7 @@ ResultScan scan_results(const std::vector<std::string>& folders) {
         continue;
       }
       if (log.records.empty()) {
-        scan.skipped.push_back({path, "not an MLPerf log (no :::MLLOG, :::MLL or :::MLPv0.5.0 line)"});
+        scan.skipped.push_back({path, not_a_log_reason(log)});
         continue;
       }
       ++logs;

@@ -1,5 +1,8 @@
 #include "compliance/run_summary.h"
 
+#include <cmath>
+
+#include "compliance/benchmark_names.h"
 #include "compliance/mllog_keys.h"
 
 namespace mlh {
@@ -40,17 +43,42 @@ nlohmann::json eval_value(const LogRecord& r) {
   return r.value;
 }
 
-std::string stop_status(const LogRecord& r) {
-  if (r.format == LogFormat::kMlpV05) {
-    if (r.value.is_object() && r.value.contains("success") && r.value["success"].is_boolean())
-      return r.value["success"].get<bool>() ? "success" : "aborted";
-    return "";
+// A success flag as the rounds logged it: true/false, or the strings "true"/"false" (Google's v0.5 TPU
+// logs); nullopt for anything else.
+std::optional<bool> success_flag(const nlohmann::json& value) {
+  if (value.is_boolean()) return value.get<bool>();
+  if (value.is_string()) {
+    const std::string text = value.get<std::string>();
+    if (text == "true" || text == "True") return true;
+    if (text == "false" || text == "False") return false;
   }
-  if (r.metadata.contains("status")) return string_value(r.metadata["status"]);
+  return std::nullopt;
+}
+
+// "success", "aborted" (v0.5's success false), the status a v0.6+ log names, or "" when run_stop
+// gives no verdict (NVIDIA's v0.5 ResNet-50 and Transformer logs: a bare `run_stop`).
+std::string stop_status(const LogRecord& r) {
+  const nlohmann::json& holder = r.format == LogFormat::kMlpV05 ? r.value : r.metadata;
+  if (r.format != LogFormat::kMlpV05 && holder.contains("status")) return string_value(holder["status"]);
+  if (holder.is_object() && holder.contains("success"))
+    if (const std::optional<bool> success = success_flag(holder["success"])) return *success ? "success" : "aborted";
   return "";
 }
 
 }  // namespace
+
+bool reaches_target(double accuracy, double target) {
+  return accuracy >= target - kTargetTolerance * std::abs(target);
+}
+
+bool converged_by_own_log(const RunSummary& run) {
+  if (run.evals.empty()) return false;
+  const nlohmann::json& last = run.evals.back().value;
+  const bool judged_by_accuracy = run.target && last.is_number();
+  if (run.status == "success") return !judged_by_accuracy || reaches_target(last.get<double>(), *run.target);
+  if (run.status.empty()) return judged_by_accuracy && reaches_target(last.get<double>(), *run.target);
+  return false;
+}
 
 std::optional<double> RunSummary::time_to_train_minutes() const {
   if (!run_start_ms || !run_stop_ms) return std::nullopt;
@@ -62,8 +90,9 @@ RunSummary summarize_run(const ParsedLog& log) {
   run.path = log.path;
   if (!log.records.empty()) run.format = log.records.front().format;
   for (const LogRecord& r : log.records) {
-    if (run.benchmark.empty() && !r.benchmark.empty()) run.benchmark = r.benchmark;
-    if (r.key == keys::kSubmissionBenchmark) run.benchmark = string_value(r.value);
+    if (run.logged_benchmark.empty() && !r.benchmark.empty()) run.logged_benchmark = r.benchmark;
+    if (r.key.rfind("mlharness_", 0) == 0) run.written_by_mlharness = true;
+    if (r.key == keys::kSubmissionBenchmark) run.logged_benchmark = string_value(r.value);
     else if (r.key == keys::kSubmissionPlatform) run.platform = string_value(r.value);
     else if (r.key == keys::kSubmissionDivision) run.division = string_value(r.value);
     else if (r.key == keys::kSubmissionOrg) run.org = string_value(r.value);
@@ -100,9 +129,8 @@ RunSummary summarize_run(const ParsedLog& log) {
   if (run.run_start_ms && run.run_stop_ms && *run.run_stop_ms < *run.run_start_ms)
     run.problems.push_back("run_stop before run_start");
 
-  run.converged = run.status == "success" && !run.evals.empty();
-  if (run.converged && run.target && run.evals.back().value.is_number())
-    run.converged = run.evals.back().value.get<double>() >= *run.target;
+  run.benchmark = canonical_benchmark(run.logged_benchmark);
+  run.converged = converged_by_own_log(run);
   if (run.converged) run.epochs_to_converge = run.evals.back().epoch;
   return run;
 }

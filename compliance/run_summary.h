@@ -4,9 +4,14 @@
 //
 // Conventions (spec/mlperf-logging.md §6, §7):
 // - time to train = run_stop - run_start;
-// - converged = run_stop says success (v0.6+: metadata.status == "success"; v0.5: value
-//   {"success": true}) and, when the log names its target (eval_target) and the accuracy is a
-//   number, the last eval_accuracy before run_stop reaches it;
+// - converged = the run's own log says so (converged_by_own_log): run_stop says success (v0.6+:
+//   metadata.status "success"; v0.5: value {"success": true}, or "true" as Google's TPU logs wrote it)
+//   and, when the log names its target (eval_target) and the accuracy is a number, the last
+//   eval_accuracy before run_stop reaches it; a run_stop that gives no verdict (NVIDIA's v0.5
+//   ResNet-50 and Transformer logs) converged when that accuracy reaches the logged target. "Reaches"
+//   allows kTargetTolerance: the rounds logged float32 accuracies (a v0.5 DGX-2 GNMT run stops with
+//   success at BLEU 21.799999 of 21.8);
+// - benchmark = the logged name made canonical (benchmark_names.h: Google's v0.6 "mask" is maskrcnn);
 // - epochs to converge = the epoch of the last eval_accuracy before that run_stop (v0.6+:
 //   metadata.epoch_num, epochs counted from 1; v0.5: value.epoch, counted from 0, so + 1);
 // - a run resumed from a checkpoint (mlharness_resumed_from) times only its resumed part, so it is
@@ -33,7 +38,8 @@ struct EvalAccuracyPoint {
 struct RunSummary {
   std::string path;
   LogFormat format = LogFormat::kMllog;
-  std::string benchmark;       // submission_benchmark, or the v0.5 lines' benchmark field
+  std::string benchmark;       // canonical_benchmark(logged_benchmark)
+  std::string logged_benchmark;  // submission_benchmark, or the v0.5 lines' benchmark field
   std::string platform;        // submission_platform ("" when not logged)
   std::string division;        // submission_division ("" when not logged)
   std::string org;             // submission_org ("" when not logged)
@@ -41,10 +47,11 @@ struct RunSummary {
   std::optional<int64_t> global_batch_size;  // global_batch_size (v0.5: input_batch_size)
   std::optional<double> run_start_ms;
   std::optional<double> run_stop_ms;
-  std::string status;          // "success", "aborted", ... ("" without run_stop)
+  std::string status;          // "success", "aborted", ... ("" without run_stop, or a run_stop without a verdict)
   std::optional<double> target;              // eval_target, when logged as a number
   std::vector<EvalAccuracyPoint> evals;      // every eval_accuracy, in log order
   nlohmann::json effective_config;           // mlharness_effective_config (null in others' logs)
+  bool written_by_mlharness = false;         // the log has mlharness_* lines: the user's own run
   bool resumed = false;                      // the log has a mlharness_resumed_from line
   std::optional<int64_t> resumed_from_epoch;  // the last epoch its checkpoint had finished
   std::string resumed_from_checkpoint;        // the checkpoint's path ("" when the line does not say)
@@ -59,6 +66,14 @@ struct RunSummary {
 };
 
 RunSummary summarize_run(const ParsedLog& log);
+
+// Relative tolerance of "reaches the target": 1e-6, about 8 float32 ulps, far below any accuracy step.
+constexpr double kTargetTolerance = 1e-6;
+bool reaches_target(double accuracy, double target);
+
+// The convergence rule above, from the run's status, target and evals (score and report both use it
+// through RunSummary::converged).
+bool converged_by_own_log(const RunSummary& run);
 
 // What a mlharness_resumed_from line's value says (fields the value lacks stay empty).
 struct ResumedFrom {

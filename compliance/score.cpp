@@ -79,13 +79,16 @@ std::string failure_reason(const RunSummary& run) {
   if (!run.problems.empty()) return run.problems.front();
   if (run.resumed)
     return resumed_run_reason({run.resumed_from_epoch, run.resumed_from_checkpoint, run.resumed_from_log});
-  if (run.status != "success") return "run_stop status '" + run.status + "'";
+  if (run.converged) return "";
+  if (!run.status.empty() && run.status != "success") return "run_stop status '" + run.status + "'";
   if (run.evals.empty()) return "no eval_accuracy before run_stop";
-  if (!run.converged && run.target && run.evals.back().value.is_number())
-    return "last eval_accuracy " + format_number(run.evals.back().value.get<double>()) + " is below the target " +
-           format_number(*run.target);
-  if (!run.converged) return "did not reach its target";
-  return "";
+  if (run.target && run.evals.back().value.is_number()) {
+    const std::string below = "last eval_accuracy " + format_number(run.evals.back().value.get<double>()) +
+                              " is below the target " + format_number(*run.target);
+    return run.status.empty() ? "run_stop gives no verdict and the " + below : below;
+  }
+  if (run.status.empty()) return "run_stop gives no verdict and the log names no eval_target to judge by";
+  return "did not reach its target";
 }
 
 std::vector<std::optional<double>> BenchmarkScore::scored_epochs() const {

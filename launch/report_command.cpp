@@ -40,7 +40,10 @@ int report_command(const std::vector<std::string>& args) {
        "prices from a file: YAML {platform: usd_per_hour, ...} (.yaml, .yml) or CSV with the header "
        "platform,usd_per_hour (.csv); platforms as in --price")
       ("usd-per-kwh", po::value<std::string>()->value_name("USD"),
-       "price of a kWh: energy cost per run where the run record has energy_joules (GPU runs with NVML)");
+       "price of a kWh: energy cost per run where the run record has energy_joules (GPU runs with NVML)")
+      ("strict", "a log that fails the compliance rules of its format's ruleset counts as not converged, as "
+                 "`mlharness score --strict`; by default only mlharness's own runs are judged so")
+      ("no-check", "judge every run by its own log alone, without the compliance check (as `score --no-check`)");
   const po::variables_map vars = parse_with_positionals(args, visible, "inputs");
   if (vars.count("help")) {
     std::cout << visible;
@@ -54,6 +57,9 @@ int report_command(const std::vector<std::string>& args) {
   request.inputs = vars["inputs"].as<std::vector<std::string>>();
   request.out_dir = vars["out"].as<std::string>();
   if (vars.count("baseline")) request.baseline_platform = vars["baseline"].as<std::string>();
+  if (vars.count("strict") && vars.count("no-check")) throw UserError("report: --strict and --no-check exclude each other");
+  if (vars.count("strict")) request.compliance = ComplianceMode::kStrict;
+  if (vars.count("no-check")) request.compliance = ComplianceMode::kOff;
   try {
     if (vars.count("prices")) request.prices.prices = report::read_price_file(vars["prices"].as<std::string>());
     if (vars.count("price"))

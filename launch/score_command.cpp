@@ -12,9 +12,11 @@
 
 #include <boost/program_options.hpp>
 
+#include "compliance/benchmark_names.h"
 #include "compliance/checker.h"
 #include "compliance/rcp.h"
 #include "compliance/result_groups.h"
+#include "compliance/run_verdicts.h"
 #include "compliance/score.h"
 #include "base/user_error.h"
 #include "launch/analysis_commands.h"
@@ -25,13 +27,19 @@ namespace po = boost::program_options;
 namespace mlh {
 namespace {
 
-const char* kScoreUsage = R"(usage: mlharness score DIR... [--rcp] [--benchmark NAME] [--no-check]
+const char* kScoreUsage = R"(usage: mlharness score DIR... [--rcp] [--benchmark NAME] [--strict | --no-check]
 
 Finds every result_*.txt under the folders (MLPerf layout <system>/<benchmark>/result_<i>.txt, or any
 nesting), groups the logs by system folder and benchmark, and prints per group the MLPerf score
 (olympic mean of the run times in minutes; resnet, ssd, maskrcnn: 5 runs, gnmt, transformer: 10,
 ncf: 100 of which the first 50 converged count) or why it is invalid, and each run's seed,
-convergence, epochs and minutes.
+convergence by its own log, epochs, minutes and compliance verdict.
+
+A published log of a past round is read as MLPerf published it: its time counts, and the rules of
+today's official checker it fails are listed beside it (rules a round did not have for a benchmark:
+"not checked"). A run mlharness wrote is judged as MLPerf judges a submission today: a failed rule
+counts it as not converged. --strict judges every log that way. Benchmarks MLPerf ran that are not
+among the six (minigo, bert, dlrm) are listed as skipped, with the reason.
 
 options:
 )";
@@ -39,7 +47,7 @@ options:
 struct ScoreOptions {
   std::vector<std::string> folders;
   bool rcp = false;
-  bool check = true;
+  ComplianceMode compliance = ComplianceMode::kOwnRunsStrict;
   std::string benchmark;
 };
 
@@ -48,8 +56,10 @@ std::optional<ScoreOptions> parse_options(const std::vector<std::string>& args) 
   visible.add_options()
       ("rcp", "also test convergence against the reference convergence points (RCPs)")
       ("benchmark", po::value<std::string>(), "score only this benchmark (resnet, ssd, maskrcnn, gnmt, transformer, ncf)")
-      ("no-check", "score every run by its own log alone; by default a log that fails the compliance rules of its "
-                   "format's ruleset (mlharness check) counts as not converged, as the official summarizer drops it")
+      ("strict", "a log that fails the compliance rules of its format's ruleset (mlharness check) counts as not "
+                 "converged, as the official summarizer drops it today; by default only mlharness's own runs are "
+                 "judged so, and published logs of past rounds keep their time beside the verdict")
+      ("no-check", "score every run by its own log alone, without the compliance check")
       ("help,h", "this text");
   const po::variables_map vars = parse_with_positionals(args, visible, "folder");
   if (vars.count("help")) {
@@ -60,7 +70,9 @@ std::optional<ScoreOptions> parse_options(const std::vector<std::string>& args) 
   if (vars.count("folder")) options.folders = vars["folder"].as<std::vector<std::string>>();
   if (options.folders.empty()) throw UserError("score needs at least one folder: mlharness score DIR... [--rcp]");
   options.rcp = vars.count("rcp") > 0;
-  options.check = vars.count("no-check") == 0;
+  if (vars.count("strict") && vars.count("no-check")) throw UserError("score: --strict and --no-check exclude each other");
+  if (vars.count("strict")) options.compliance = ComplianceMode::kStrict;
+  if (vars.count("no-check")) options.compliance = ComplianceMode::kOff;
   if (vars.count("benchmark")) options.benchmark = vars["benchmark"].as<std::string>();
   return options;
 }
@@ -86,12 +98,17 @@ std::string pad(const std::string& text, size_t width) {
   return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
 }
 
-void print_seed_table(const BenchmarkScore& score, const std::string& system) {
-  std::cout << "  " << pad("seed", 12) << pad("converged", 11) << pad("epochs", 8) << pad("minutes", 10) << "log\n";
+void print_seed_table(const BenchmarkScore& score, const std::string& system,
+                      const std::map<std::string, RunVerdict>& verdicts) {
+  const bool checked = !verdicts.empty();
+  std::cout << "  " << pad("seed", 12) << pad("converged", 11) << pad("epochs", 8) << pad("minutes", 10)
+            << (checked ? pad("rules", 13) : "") << "log\n";
   for (const SeedRow& row : score.runs) {
+    const auto verdict = verdicts.find(row.path);
     std::cout << "  " << pad(row.seed ? std::to_string(*row.seed) : "-", 12) << pad(row.converged ? "yes" : "no", 11)
               << pad(epochs_text(row.epochs_to_converge), 8)
               << pad(row.time_to_train_minutes ? fixed(*row.time_to_train_minutes, 3) : "-", 10)
+              << (checked ? pad(verdict == verdicts.end() ? "-" : verdict->second.label(), 13) : "")
               << log_name(row.path, system);
     if (!row.converged) std::cout << "  (" << row.failure << ")";
     if (score.rule && score.rule->first_converged_by_start && row.converged && !row.scored)
@@ -144,17 +161,33 @@ void print_rcp_verdict(const ResultGroup& group, const BenchmarkScore& score) {
               << fixed(verdict.score_scale, 4) << "\n";
 }
 
-// The runs whose logs fail the compliance rules of their format's ruleset (`mlharness check`): the
-// official summarizer drops such a file, so it counts as not converged.
-std::map<std::string, std::string> noncompliant_runs(const ResultGroup& group) {
-  std::map<std::string, std::string> rejected;
-  for (const RunSummary& run : group.runs) {
-    if (!run.usable()) continue;  // scoring already names its problems
-    const CheckResult check = check_log(read_log_file(run.path));
-    if (!check.passed && !check.failures.empty())
-      rejected[run.path] = "fails the " + check.ruleset + " compliance rules: " + check.failures.front().to_string();
+// One line on the group's compliance: how many logs fail which ruleset's rules, the first failure, and
+// whether the failures count against the runs; the reason when logs were not checked.
+void print_compliance(const std::map<std::string, RunVerdict>& verdicts) {
+  int failed = 0, counted = 0, not_checked = 0;
+  const RunVerdict* first_failed = nullptr;
+  const RunVerdict* first_not_checked = nullptr;
+  std::string ruleset;
+  for (const auto& [path, verdict] : verdicts) {
+    if (ruleset.empty()) ruleset = verdict.ruleset;
+    if (verdict.outcome == RunVerdict::Outcome::kFailed && ++failed == 1) first_failed = &verdict;
+    if (verdict.outcome == RunVerdict::Outcome::kNotChecked && ++not_checked == 1) first_not_checked = &verdict;
+    if (verdict.counts_against_run) ++counted;
   }
-  return rejected;
+  const std::string of_logs = " of " + std::to_string(verdicts.size()) + " logs";
+  if (first_not_checked)
+    std::cout << "  compliance: " << not_checked << of_logs << " not checked: " << first_not_checked->not_checked << "\n";
+  if (!first_failed) {
+    if (failed + not_checked == 0 && !verdicts.empty())
+      std::cout << "  compliance: every log passes the " << ruleset << " rules\n";
+    return;
+  }
+  std::cout << "  compliance: " << failed << of_logs << " fail the " << first_failed->ruleset
+            << " rules (first: " << first_failed->failures.front() << ")";
+  if (counted == failed) std::cout << "; they count as not converged";
+  else if (counted > 0) std::cout << "; " << counted << " of them (mlharness's own runs) count as not converged";
+  else std::cout << "; published logs keep their time (--strict counts them as not converged)";
+  std::cout << "\n";
 }
 
 // The systems the runs name as `report` names them, with what the count counts ("8xNVIDIA DGX-1: 8 GPUs",
@@ -173,9 +206,14 @@ std::vector<std::string> platform_labels(const ResultGroup& group) {
 }
 
 void print_group(const ResultGroup& group, const ScoreOptions& options) {
-  const BenchmarkScore score = score_benchmark(group.benchmark, group.runs,
-                                               options.check ? noncompliant_runs(group) : std::map<std::string, std::string>{});
   std::cout << group.system << " / " << (group.benchmark.empty() ? "(no benchmark named)" : group.benchmark);
+  if (const std::string skip = group.benchmark.empty() ? "" : skipped_benchmark_reason(group.benchmark); !skip.empty()) {
+    std::cout << "\n  skipped: " << group.benchmark << ": " << skip << " (" << group.runs.size()
+              << (group.runs.size() == 1 ? " log" : " logs") << ")\n\n";
+    return;
+  }
+  const std::map<std::string, RunVerdict> verdicts = check_runs(group.runs, options.compliance);
+  const BenchmarkScore score = score_benchmark(group.benchmark, group.runs, rejected_runs(verdicts));
   if (const std::vector<std::string> labels = platform_labels(group); !labels.empty()) {
     std::cout << "  (platform";
     for (size_t i = 0; i < labels.size(); ++i) std::cout << (i ? ", " : " ") << labels[i];
@@ -183,7 +221,8 @@ void print_group(const ResultGroup& group, const ScoreOptions& options) {
   }
   std::cout << "\n";
   print_score(score);
-  print_seed_table(score, group.system);
+  print_compliance(verdicts);
+  print_seed_table(score, group.system, verdicts);
   if (options.rcp) print_rcp_verdict(group, score);
   std::cout << "\n";
 }

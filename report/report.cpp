@@ -4,6 +4,8 @@
 #include <fstream>
 
 #include "base/user_error.h"
+#include "compliance/benchmark_names.h"
+#include "compliance/run_verdicts.h"
 #include "report/report_document.h"
 #include "report/report_writers.h"
 
@@ -20,12 +22,34 @@ void write_file(const fs::path& path, const std::string& text, std::vector<std::
   written.push_back(path.string());
 }
 
+// What `score` does to the same runs, so both give the same time: a run whose compliance verdict
+// counts against it is not converged; a benchmark outside the six is listed as skipped.
+void apply_scoring_rules(CollectedRuns& collected, ComplianceMode mode) {
+  std::vector<RunRow> kept;
+  for (RunRow& row : collected.runs) {
+    if (const std::string skip = skipped_benchmark_reason(row.benchmark); !skip.empty()) {
+      collected.issues.push_back({row.log_path, row.benchmark + ": " + skip});
+      continue;
+    }
+    const std::map<std::string, RunVerdict> verdicts = check_runs({row.summary}, mode);
+    const std::map<std::string, std::string> rejected = rejected_runs(verdicts);
+    if (const auto found = rejected.find(row.log_path); found != rejected.end()) {
+      row.compliance_failure = found->second;
+      row.converged = false;
+      collected.issues.push_back({row.log_path, "counted as not converged: " + found->second, false});
+    }
+    kept.push_back(std::move(row));
+  }
+  collected.runs = std::move(kept);
+}
+
 }  // namespace
 
 ReportOutcome make_report(const ReportRequest& request) {
   if (request.inputs.empty()) throw UserError("report: give at least one folder of results (see --help)");
   ReportOutcome outcome;
   outcome.collected = collect_runs(request.inputs);
+  apply_scoring_rules(outcome.collected, request.compliance);
   if (outcome.collected.runs.empty()) {
     std::string first;
     for (const InputIssue& issue : outcome.collected.issues)

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compliance/run_verdicts.h"
 #include "report/prices.h"
 #include "report/report_data.h"
 #include "report/report_tables.h"
@@ -17,6 +18,8 @@ struct ReportRequest {
   std::string out_dir;
   std::string baseline_platform;      // empty: the slowest platform per benchmark
   PriceList prices = {};              // empty: no cost columns, no cost chart
+  // Which failed compliance rules count a run as not converged, as `mlharness score` decides it.
+  ComplianceMode compliance = ComplianceMode::kOwnRunsStrict;
 };
 
 struct ReportOutcome {

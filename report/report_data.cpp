@@ -423,7 +423,7 @@ std::optional<RunRow> read_run(const LogFile& file, SystemFiles& systems, std::v
     return std::nullopt;
   }
   if (log.records.empty()) {
-    issues.push_back({path, "not an MLPerf log: no :::MLLOG, :::MLL or :::MLPv0.5.0 lines"});
+    issues.push_back({path, not_a_log_reason(log)});
     return std::nullopt;
   }
   const RunSummary summary = summarize_run(log);

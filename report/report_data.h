@@ -96,7 +96,10 @@ struct RunRow {
   std::string device;          // RunResult device, "cpu" or "cuda"; "" without a record
   std::optional<int64_t> seed;
   std::optional<int64_t> global_batch_size;
-  bool converged = false;
+  bool converged = false;      // by its own log, and not counted as failed by its compliance verdict
+  // Why the compliance verdict counts the run as not converged (run_verdicts.h: mlharness's own runs,
+  // or every run under --strict); "" otherwise.
+  std::string compliance_failure;
   std::string status;          // run_stop status
   std::optional<double> epochs_to_converge;
   std::optional<double> epochs_run;

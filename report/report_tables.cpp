@@ -79,9 +79,17 @@ void summarize_group(GroupSummary& group, const std::vector<RunRow>& runs) {
   // The MLPerf score when the runs make one (the benchmark's run count and rules, as `mlharness score`),
   // else the olympic mean of the runs present: a seed study is rarely exactly the MLPerf run count.
   std::vector<RunSummary> summaries;
-  for (size_t index : group.run_indices) summaries.push_back(runs[index].summary);
-  const BenchmarkScore score = score_benchmark(summaries.front().benchmark, summaries);
-  group.olympic_mean_minutes = score.score_minutes ? score.score_minutes : olympic_mean(times, 1);
+  std::map<std::string, std::string> rejected;  // the compliance verdicts that count against runs
+  for (size_t index : group.run_indices) {
+    summaries.push_back(runs[index].summary);
+    if (!runs[index].compliance_failure.empty()) rejected[runs[index].log_path] = runs[index].compliance_failure;
+  }
+  const BenchmarkScore score = score_benchmark(summaries.front().benchmark, summaries, rejected);
+  // The same number `score` prints: the score, else its olympic mean of the runs present (NCF: of the
+  // converged ones, by its first-50 rule), else the plain olympic mean with at most one failed run.
+  group.olympic_mean_minutes = score.score_minutes                    ? score.score_minutes
+                               : score.runs_present_olympic_minutes ? score.runs_present_olympic_minutes
+                                                                    : olympic_mean(times, 1);
   const int run_count = static_cast<int>(times.size());
   const int failed = run_count - group.converged_runs;
   if (group.olympic_mean_minutes) group.olympic_invalid_reason.clear();

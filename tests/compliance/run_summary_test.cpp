@@ -83,6 +83,78 @@ constexpr const char* kResumedRun =
 :::MLLOG {"namespace": "", "time_ms": 62000, "event_type": "INTERVAL_END", "key": "run_stop", "value": null, "metadata": {"file": "a", "lineno": 1, "status": "success"}}
 )";
 
+// The forms in which the published rounds said a run converged (issue 20).
+TEST(RunSummary, AV05SuccessLoggedAsTheStringTrueConverged) {
+  // Google's v0.5 TPU SSD logs: {"success": "true"} after mAP 0.2164 of 0.212.
+  const RunSummary run = summarize_run(parse_log_text(R"(:::MLPv0.5.0 ssd 1000.0 (ssd_main.py:1) run_start
+:::MLPv0.5.0 ssd 1001.0 (ssd_main.py:2) eval_target: 0.212
+:::MLPv0.5.0 ssd 1500.0 (ssd_main.py:3) eval_accuracy: {"epoch": 48, "value": 0.21640}
+:::MLPv0.5.0 ssd 1560.0 (ssd_main.py:4) run_stop: {"success": "true"}
+)"));
+  EXPECT_EQ(run.status, "success");
+  EXPECT_TRUE(run.converged);
+  EXPECT_EQ(run.epochs_to_converge, 49.0);
+  const RunSummary failed = summarize_run(parse_log_text(R"(:::MLPv0.5.0 ssd 1000.0 (ssd_main.py:1) run_start
+:::MLPv0.5.0 ssd 1500.0 (ssd_main.py:3) eval_accuracy: {"epoch": 48, "value": 0.21640}
+:::MLPv0.5.0 ssd 1560.0 (ssd_main.py:4) run_stop: {"success": "false"}
+)"));
+  EXPECT_EQ(failed.status, "aborted");
+  EXPECT_FALSE(failed.converged);
+}
+
+TEST(RunSummary, ARunStopWithoutAVerdictIsJudgedByTheLastAccuracyAgainstTheLoggedTarget) {
+  // NVIDIA's v0.5 ResNet-50 logs end in a bare `run_stop`.
+  const std::string head = R"(:::MLPv0.5.0 resnet 1000.0 (mlperf_log_utils.py:49) run_start
+:::MLPv0.5.0 resnet 1000.5 (mlperf_log_utils.py:49) eval_target: 0.749
+:::MLPv0.5.0 resnet 1400.0 (mlperf_log_utils.py:49) eval_accuracy: {"epoch": 58, "value": 0.70166}
+)";
+  const RunSummary reached = summarize_run(parse_log_text(head + R"(:::MLPv0.5.0 resnet 1900.0 (mlperf_log_utils.py:49) eval_accuracy: {"epoch": 62, "value": 0.7518}
+:::MLPv0.5.0 resnet 1900.5 (mlperf_log_utils.py:49) run_stop
+)"));
+  EXPECT_EQ(reached.status, "");
+  EXPECT_TRUE(reached.converged);
+  EXPECT_EQ(reached.epochs_to_converge, 63.0);
+  const RunSummary short_of_it = summarize_run(parse_log_text(head + R"(:::MLPv0.5.0 resnet 1900.5 (mlperf_log_utils.py:49) run_stop
+)"));
+  EXPECT_FALSE(short_of_it.converged);
+  EXPECT_FALSE(short_of_it.epochs_to_converge.has_value());
+  // Without a logged target there is nothing to judge by.
+  const RunSummary no_target = summarize_run(parse_log_text(R"(:::MLPv0.5.0 resnet 1000.0 (a.py:1) run_start
+:::MLPv0.5.0 resnet 1900.0 (a.py:1) eval_accuracy: {"epoch": 62, "value": 0.7518}
+:::MLPv0.5.0 resnet 1900.5 (a.py:1) run_stop
+)"));
+  EXPECT_FALSE(no_target.converged);
+}
+
+TEST(RunSummary, AFloat32AccuracyOneUlpShortOfTheTargetReachesIt) {
+  // Two of NVIDIA's v0.5 DGX-2 GNMT runs stop with success at BLEU 21.799999 of 21.8.
+  const RunSummary run = summarize_run(parse_log_text(R"(:::MLPv0.5.0 gnmt 1000.0 (train.py:1) run_start
+:::MLPv0.5.0 gnmt 1000.1 (train.py:2) eval_target: 21.8
+:::MLPv0.5.0 gnmt 1600.0 (train.py:3) eval_accuracy: {"epoch": 3, "value": 21.799999}
+:::MLPv0.5.0 gnmt 1600.5 (train.py:4) run_stop: {"success": true}
+)"));
+  EXPECT_TRUE(run.converged);
+  EXPECT_TRUE(reaches_target(21.799999, 21.8));
+  EXPECT_FALSE(reaches_target(21.7999, 21.8));
+  EXPECT_TRUE(reaches_target(0.749, 0.749));
+}
+
+TEST(RunSummary, GooglesMaskBenchmarkIsMaskrcnnAndMlharnessLogsAreMarkedAsOwnRuns) {
+  const RunSummary google = summarize_run(parse_log_text(
+      R"(:::MLL 1559000000.0 submission_benchmark: {"value": "mask", "metadata": {"lineno": 0, "file": "N/A"}}
+:::MLL 1559000001.0 run_start: {"value": null, "metadata": {"lineno": 1, "file": "m.py"}}
+:::MLL 1559000601.0 run_stop: {"value": null, "metadata": {"lineno": 2, "file": "m.py", "status": "success"}}
+)"));
+  EXPECT_EQ(google.logged_benchmark, "mask");
+  EXPECT_EQ(google.benchmark, "maskrcnn");
+  EXPECT_FALSE(google.written_by_mlharness);
+  const RunSummary own = summarize_run(parse_log_text(
+      R"(:::MLLOG {"namespace": "", "time_ms": 1000, "event_type": "POINT_IN_TIME", "key": "submission_benchmark", "value": "ncf", "metadata": {"file": "a", "lineno": 1}}
+:::MLLOG {"namespace": "", "time_ms": 1000, "event_type": "POINT_IN_TIME", "key": "mlharness_precision", "value": "fp32", "metadata": {"file": "a", "lineno": 1}}
+)"));
+  EXPECT_TRUE(own.written_by_mlharness);
+}
+
 TEST(RunSummary, ReadsWhereAResumedRunResumedFrom) {
   const RunSummary normal = summarize_run(parse_log_text(kResumedRun));
   EXPECT_FALSE(normal.resumed);

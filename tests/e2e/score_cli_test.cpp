@@ -1,7 +1,8 @@
 // `mlharness score`: scores, per-seed tables and RCP verdicts printed for folders of hand-made logs,
 // bad logs named in the output, and exit status 2 for a folder without logs. The hand-made logs carry
 // only what scoring reads, so most tests pass --no-check; NonCompliantLogsCountAsFailed shows the
-// default, which applies the compliance rules as the official summarizer does.
+// default (a failed rule counts against mlharness's own runs only; published logs keep their time
+// beside the verdict) and --strict, which applies the rules to every log as the official summarizer does.
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e/cli_fixture.h"
@@ -165,11 +166,62 @@ TEST_F(ScoreCli, MiniRunsUseTheMiniRcps) {
 }
 
 TEST_F(ScoreCli, NonCompliantLogsCountAsFailed) {
-  write_runs("results/sys/resnet", LogSpec{}, 5);
-  const Outcome outcome = run("score results");
+  // Logs mlharness wrote (mlharness_effective_config): the default judges them as a submission today.
+  write_runs("results/sys/resnet", LogSpec{.effective_config = {{"data_source", "imagenet"}}}, 5);
+  Outcome outcome = run("score results");
   EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
   EXPECT_THAT(outcome.out, HasSubstr("score: invalid: 5 of 5 runs did not converge"));
   EXPECT_THAT(outcome.out, HasSubstr("fails the 0.7.0 compliance rules: "));
+  EXPECT_THAT(outcome.out, HasSubstr("compliance: 5 of 5 logs fail the 0.7.0 rules (first: "));
+  EXPECT_THAT(outcome.out, HasSubstr("; they count as not converged"));
+
+  // The same logs without mlharness's lines read as published logs: the time stands, the verdict beside it.
+  write_runs("published/sys/resnet", LogSpec{}, 5);
+  outcome = run("score published");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_THAT(outcome.out, HasSubstr("score: 12.000 minutes"));
+  EXPECT_THAT(outcome.out, HasSubstr("published logs keep their time (--strict counts them as not converged)"));
+  EXPECT_THAT(outcome.out, HasSubstr("FAIL"));
+  outcome = run("score published --strict");
+  EXPECT_THAT(outcome.out, HasSubstr("score: invalid: 5 of 5 runs did not converge"));
+  EXPECT_THAT(outcome.out, HasSubstr("; they count as not converged"));
+  outcome = run("score published --strict --no-check");
+  EXPECT_EQ(outcome.exit_code, 2);
+  EXPECT_THAT(outcome.err, HasSubstr("--strict and --no-check exclude each other"));
+}
+
+// Published logs of every round, as MLPerf published them (tests/data/mlperf-rounds, README.md there):
+// the time from the run's own log, the compliance verdict beside it, benchmarks outside the six skipped.
+TEST_F(ScoreCli, PublishedRoundsReadAsPublished) {
+  const std::string rounds = MLH_SOURCE_DIR "/tests/data/mlperf-rounds/";
+  // v0.5 Google TPU SSD: run_stop {"success": "true"}, a string; v0.5 has no SSD rules: not checked.
+  Outcome outcome = run("score " + rounds + "v0.5/v0.5.0/google/cloud_v3.8/ssd-tpuv3-8");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_THAT(outcome.out, HasSubstr("score: 74.880 minutes"));
+  EXPECT_THAT(outcome.out, HasSubstr("compliance: 5 of 5 logs not checked: ruleset 0.5.0 has no rules for benchmark 'ssd'"));
+  EXPECT_THAT(outcome.out, Not(HasSubstr("converged  no")));
+  // v0.5 NVIDIA ResNet-50 (MXNet, DGX-1): a bare run_stop, judged by the last accuracy against eval_target.
+  outcome = run("score " + rounds + "v0.5/v0.5.0/nvidia/submission/results/dgx1_ngc18.11_mxnet");
+  EXPECT_THAT(outcome.out, HasSubstr("score: 134.559 minutes"));
+  // v0.6 Google Mask R-CNN logs name their benchmark "mask": scored as maskrcnn, in the system folder;
+  // today's 0.6.0 rules fail every v0.6 Google log, which keeps its time by default and fails --strict.
+  outcome = run("score " + rounds + "v0.6/Google");
+  EXPECT_THAT(outcome.out, HasSubstr("Google/results/tpu-v3-32 / maskrcnn"));
+  EXPECT_THAT(outcome.out, HasSubstr("score: 107.034 minutes"));
+  EXPECT_THAT(outcome.out, HasSubstr("score: 42.186 minutes"));
+  outcome = run("score " + rounds + "v0.6/Google --strict");
+  EXPECT_THAT(outcome.out, Not(HasSubstr("score: 107.034 minutes")));
+  EXPECT_THAT(outcome.out, HasSubstr("score: invalid: 5 of 5 runs did not converge"));
+  // v0.7: minigo, bert and dlrm are listed as skipped, with the reason.
+  outcome = run("score " + rounds + "v0.7/Google");
+  EXPECT_THAT(outcome.out, HasSubstr("skipped: minigo: reinforcement learning (Go)"));
+  EXPECT_THAT(outcome.out, HasSubstr("skipped: dlrm: "));
+  EXPECT_THAT(outcome.out, HasSubstr("score: 30.769 minutes"));
+  // Alibaba's v0.7 logs write time_s where the format has time_ms: named, with the first failed line.
+  outcome = run("score " + rounds + "v0.7/Alibaba");
+  EXPECT_EQ(outcome.exit_code, 2);
+  EXPECT_THAT(outcome.err, HasSubstr("result_1.txt: no readable MLPerf line ("));
+  EXPECT_THAT(outcome.err, HasSubstr("line 1: no numeric \"time_ms\")"));
 }
 
 }  // namespace

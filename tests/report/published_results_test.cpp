@@ -74,9 +74,10 @@ TEST(PublishedResults, V06GpuCountFromTheSubmissionEntry) {
 }
 
 // NCF v0.5, 6 of the 100 runs (result_0-5): result_2 stops with {"success": false}. Six runs make no
-// MLPerf score, so the report gives the olympic mean of the runs present, the failed run counting as
-// the slowest: 0.4753 min from run_start/run_stop in the logs (the README there).
-TEST(PublishedResults, V05NcfSampleCountsTheFailedRunAsTheSlowest) {
+// MLPerf score, so the report gives what `mlharness score` prints for them, the olympic mean of the
+// runs present by NCF's rule, which scores converged runs only: 0.4650 min from run_start/run_stop in
+// the logs (the README there; counting the failed run as the slowest would give 0.4753).
+TEST(PublishedResults, V05NcfSampleGivesScoresMeanOfTheConvergedRunsPresent) {
   const CollectedRuns runs = collect_runs({(kPublished / "v0.5").string()});
   const ReportTables tables = build_report_tables(runs.runs, "");
   ASSERT_EQ(tables.groups.size(), 1u);
@@ -86,7 +87,7 @@ TEST(PublishedResults, V05NcfSampleCountsTheFailedRunAsTheSlowest) {
   EXPECT_EQ(ncf.run_indices.size(), 6u);
   EXPECT_EQ(ncf.converged_runs, 5);
   ASSERT_TRUE(ncf.olympic_mean_minutes) << ncf.olympic_invalid_reason;
-  EXPECT_NEAR(*ncf.olympic_mean_minutes, 0.4753, 0.00005);
+  EXPECT_NEAR(*ncf.olympic_mean_minutes, 0.4650, 0.00005);
 }
 
 }  // namespace
