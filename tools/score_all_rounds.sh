@@ -9,7 +9,7 @@
 #
 # A round root is a checkout of mlcommons/training_results_vX.Y (its submission folders are the parents
 # of every `results` folder: v0.5.0/<org>/<submission>/results, <Org>/results). The binary is
-# build/launch/mlharness unless --bin or $MLHARNESS names another; --strict is passed on to score.
+# build/launch/mlharness unless --bin or $MLHARNESS names another; --strict is passed on to score and report.
 # Agreement: both give a time and they are equal to the printed 3 decimals, or both give none.
 # Needs python3 (standard library) for parsing score's text and report's summary.csv.
 set -euo pipefail
@@ -91,7 +91,7 @@ def score_minutes(text):
 def report_times(folders):
     """Report's olympic mean (or its invalid reason) per summary.csv row for the runs under folders."""
     with tempfile.TemporaryDirectory() as out:
-        proc = subprocess.run([bin_path, "report", *folders, "--out", out], capture_output=True, text=True)
+        proc = subprocess.run([bin_path, "report", *folders, "--out", out, *extra], capture_output=True, text=True)
         summary = os.path.join(out, "summary.csv")
         if proc.returncode != 0 or not os.path.exists(summary):
             lines = (proc.stderr or proc.stdout).strip().splitlines()
