@@ -509,6 +509,30 @@ void drop_mixed_benchmarks(std::vector<RunRow>& rows, const fs::path& folder, st
   rows = std::move(kept);
 }
 
+// The runs of one folder are one system: a log naming another platform than most of its folder (SIAT's
+// v0.7 result_3 says "Ascens 910" where four say "Ascend 910") is grouped with the rest, as `score`
+// groups by folder, with a warning naming both.
+void unify_platforms(std::vector<RunRow>& rows, std::vector<InputIssue>& issues) {
+  std::map<std::pair<std::string, int>, int> counts;
+  for (const RunRow& row : rows) ++counts[{row.platform, row.device_count}];
+  if (counts.size() < 2) return;
+  const auto most = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  const auto [platform, device_count] = most->first;
+  const DeviceKind kind = std::find_if(rows.begin(), rows.end(), [&](const RunRow& row) {
+                            return row.platform == platform && row.device_count == device_count;
+                          })->device_kind;
+  for (RunRow& row : rows) {
+    if (row.platform == platform && row.device_count == device_count) continue;
+    issues.push_back({row.log_path, "names platform '" + row.platform + "' (" + count_label(row.device_count, row.device_kind) +
+                                        ") where the other logs of its folder say '" + platform + "' (" +
+                                        count_label(device_count, kind) + "); grouped with them",
+                      false});
+    row.platform = platform;
+    row.device_count = device_count;
+    row.device_kind = kind;
+  }
+}
+
 void drop_repeated_seeds(std::vector<RunRow>& rows, std::vector<InputIssue>& issues) {
   std::map<std::tuple<std::string, std::string, int, int64_t>, std::string> first_log;
   std::vector<RunRow> kept;
@@ -680,6 +704,7 @@ CollectedRuns collect_runs(const std::vector<std::string>& inputs) {
       if (auto row = read_run(file, systems, collected.issues)) rows.push_back(std::move(*row));
     }
     drop_mixed_benchmarks(rows, folder, collected.issues);
+    unify_platforms(rows, collected.issues);
     for (RunRow& row : rows) collected.runs.push_back(std::move(row));
   }
   drop_repeated_seeds(collected.runs, collected.issues);

@@ -282,6 +282,26 @@ TEST_F(ReportData, BadInputsAreNamedAndTheRestIsUsed) {
   for (const InputIssue& issue : runs.issues) EXPECT_TRUE(issue.skipped) << issue.path << ": " << issue.reason;
 }
 
+// One folder is one system, as `score` groups it: a log naming another platform than the rest of its
+// folder (SIAT's v0.7 ResNet-50, where one of five logs says "Ascens 910") joins their group, warned.
+TEST_F(ReportData, ALogNamingAnotherPlatformThanItsFolderJoinsTheFoldersGroup) {
+  for (int i = 0; i < 5; ++i) {
+    LogSpec spec;
+    spec.seed = i + 1;
+    spec.minutes = 10 + i;
+    spec.platform = i == 3 ? "1xTest-GPV" : "1xTest-GPU";
+    write_text(dir_ / "sys/gnmt" / ("result_" + std::to_string(i) + ".txt"), make_log(spec));
+  }
+  const CollectedRuns runs = collect_runs({dir_.string()});
+  ASSERT_EQ(runs.runs.size(), 5u);
+  for (const RunRow& row : runs.runs) EXPECT_EQ(row.platform, "Test-GPU") << row.log_path;
+  const InputIssue* issue = issue_for(runs, "result_3.txt");
+  ASSERT_NE(issue, nullptr);
+  EXPECT_FALSE(issue->skipped);
+  EXPECT_THAT(issue->reason, HasSubstr("names platform 'Test-GPV' (1 accelerator) where the other logs of its folder say 'Test-GPU' (1 GPU)"));
+  EXPECT_EQ(build_report_tables(runs.runs, "").groups.size(), 1u);
+}
+
 TEST_F(ReportData, MissingFolderAndNoUsableRunAreUserErrors) {
   EXPECT_THROW(collect_runs({(dir_ / "nowhere").string()}), UserError);
   write_text(dir_ / "bad/result_0.txt", "not a log\n");
