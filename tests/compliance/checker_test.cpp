@@ -590,8 +590,8 @@ TEST(CheckNcf, V05LogsFollowOurNcfRules) {
   const CheckResult passing = check_log(parse_log_text(v05_ncf_log("true", 0.6371)));
   EXPECT_EQ(passing.ruleset, "0.5.0");
   EXPECT_TRUE(passing.passed) << all_failures(passing);
-  EXPECT_THAT(passing.warnings, ::testing::IsEmpty());
-  EXPECT_THAT(passing.not_checked, ::testing::IsEmpty());
+  EXPECT_TRUE(passing.warnings.empty()) << testing::PrintToString(passing.warnings);
+  EXPECT_TRUE(passing.not_checked.empty()) << testing::PrintToString(passing.not_checked);
 
   const CheckResult failing = check_log(parse_log_text(v05_ncf_log("false", 0.6349)));
   EXPECT_FALSE(failing.passed);
@@ -674,7 +674,7 @@ TEST(CheckRounds, IntelV05NcfConvergedRunPasses) {
   EXPECT_EQ(result.ruleset, "0.5.0");
   EXPECT_EQ(result.benchmark, "ncf");
   EXPECT_TRUE(result.passed) << all_failures(result);
-  EXPECT_THAT(result.not_checked, ::testing::IsEmpty());
+  EXPECT_TRUE(result.not_checked.empty()) << testing::PrintToString(result.not_checked);
   std::string warnings;
   for (const std::string& warning : result.warnings) warnings += warning + "\n";
   EXPECT_EQ(warnings,
@@ -718,7 +718,7 @@ TEST(CheckRounds, SkippedBenchmarkIsNotCheckedAndUnknownFails) {
 
   const CheckResult unknown = check_log(parse_log_text(mllog_text(with_value(good_gnmt(), "submission_benchmark", "gnmtx"))));
   EXPECT_FALSE(unknown.passed);
-  EXPECT_THAT(unknown.not_checked, ::testing::IsEmpty());
+  EXPECT_TRUE(unknown.not_checked.empty()) << testing::PrintToString(unknown.not_checked);
   EXPECT_THAT(all_failures(unknown), HasSubstr("ruleset 0.7.0 has no rules file 'closed_gnmtx'"));
 }
 
@@ -734,7 +734,7 @@ TEST(CheckRounds, V06GoogleLogFailsToday) {
   EXPECT_THAT(text, HasSubstr("submission_poc_name: count: required exactly once, found none [0.6.0/common]"));
   EXPECT_THAT(text, HasSubstr("submission_entry: count: required exactly once, found none [0.6.0/common]"));
   EXPECT_THAT(text, HasSubstr("line 20: block_start: any_of: no alternative holds"));
-  EXPECT_THAT(result.not_checked, ::testing::IsEmpty());
+  EXPECT_TRUE(result.not_checked.empty()) << testing::PrintToString(result.not_checked);
 }
 
 // Google's v0.6 Mask R-CNN logs name their benchmark "mask". The official checker fails the name and
@@ -743,7 +743,7 @@ TEST(CheckRounds, V06GoogleMaskIsCheckedWithMaskrcnnRules) {
   const CheckResult result = check_round_log("v0.6/Google/results/tpu-v3-128/mask/result_3.txt");
   EXPECT_EQ(result.benchmark, "mask");
   EXPECT_FALSE(result.passed);
-  EXPECT_THAT(result.not_checked, ::testing::IsEmpty());
+  EXPECT_TRUE(result.not_checked.empty()) << testing::PrintToString(result.not_checked);
   const std::string text = all_failures(result);
   EXPECT_THAT(text, HasSubstr("submission_benchmark: value: \"mask\" is not one of"));
   EXPECT_THAT(text, HasSubstr("[0.6.0/maskrcnn]"));
