@@ -517,7 +517,8 @@ void unify_platforms(std::vector<RunRow>& rows, std::vector<InputIssue>& issues)
   for (const RunRow& row : rows) ++counts[{row.platform, row.device_count}];
   if (counts.size() < 2) return;
   const auto most = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-  const auto [platform, device_count] = most->first;
+  const std::string platform = most->first.first;  // named, not a structured binding: C++17 lambdas cannot capture one
+  const int device_count = most->first.second;
   const DeviceKind kind = std::find_if(rows.begin(), rows.end(), [&](const RunRow& row) {
                             return row.platform == platform && row.device_count == device_count;
                           })->device_kind;
