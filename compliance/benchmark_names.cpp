@@ -1,6 +1,7 @@
 #include "compliance/benchmark_names.h"
 
 #include <map>
+#include <set>
 
 namespace mlh {
 
@@ -22,6 +23,15 @@ std::string skipped_benchmark_reason(const std::string& benchmark) {
   };
   const auto found = reasons.find(benchmark);
   return found == reasons.end() ? "" : found->second;
+}
+
+bool is_mlharness_benchmark(const std::string& benchmark) {
+  static const std::set<std::string> six = {"resnet", "ssd", "maskrcnn", "gnmt", "transformer", "ncf"};
+  return six.count(benchmark) > 0;
+}
+
+bool is_mlperf_benchmark(const std::string& benchmark) {
+  return is_mlharness_benchmark(benchmark) || !skipped_benchmark_reason(benchmark).empty();
 }
 
 }  // namespace mlh

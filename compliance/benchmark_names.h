@@ -12,6 +12,13 @@ namespace mlh {
 // The benchmark's one name: "mask" -> "maskrcnn"; a name already canonical, or unknown, unchanged.
 std::string canonical_benchmark(const std::string& logged);
 
+// The six benchmarks mlharness trains and scores: resnet, ssd, maskrcnn, gnmt, transformer, ncf.
+// Takes a canonical name.
+bool is_mlharness_benchmark(const std::string& benchmark);
+
+// One of those, or an MLPerf benchmark mlharness skips (skipped_benchmark_reason is not empty).
+bool is_mlperf_benchmark(const std::string& benchmark);
+
 // For an MLPerf benchmark outside the six mlharness trains and scores, why it is skipped
 // ("reinforcement learning (Go), not one of mlharness's six workloads"); "" for the six (resnet, ssd,
 // maskrcnn, gnmt, transformer, ncf) and for names MLPerf never used (scoring names those as unknown).

@@ -40,18 +40,6 @@ std::string benchmark_of(const std::vector<LogRecord>& records) {
   return "";
 }
 
-// The benchmarks mlharness trains and scores (DESIGN.md).
-bool is_own_benchmark(const std::string& canonical) {
-  static const std::set<std::string> kOwn = {"resnet", "ssd", "maskrcnn", "gnmt", "transformer", "ncf"};
-  return kOwn.count(canonical) > 0;
-}
-
-// Those and the ones benchmark_names.h knows to skip (minigo, bert, dlrm, ...): the MLPerf benchmarks
-// whose missing rules are "not checked" rather than failed.
-bool is_mlperf_benchmark(const std::string& canonical) {
-  return is_own_benchmark(canonical) || !skipped_benchmark_reason(canonical).empty();
-}
-
 // The benchmarks of mlharness's six that `ruleset` has a rules file for ("ncf" for 0.5.0's ncf.yaml,
 // "gnmt" for 0.7.0's closed_gnmt.yaml).
 std::vector<std::string> benchmarks_with_rules(const std::string& ruleset) {
@@ -62,7 +50,7 @@ std::vector<std::string> benchmarks_with_rules(const std::string& ruleset) {
     for (const std::string prefix : {"closed_", "open_"}) {
       if (name.compare(0, prefix.size(), prefix) == 0) name = name.substr(prefix.size());
     }
-    if (is_own_benchmark(name)) covered.insert(name);
+    if (is_mlharness_benchmark(name)) covered.insert(name);
   }
   return std::vector<std::string>(covered.begin(), covered.end());
 }

@@ -13,7 +13,6 @@
 #include <boost/program_options.hpp>
 
 #include "compliance/benchmark_names.h"
-#include "compliance/checker.h"
 #include "compliance/rcp.h"
 #include "compliance/result_groups.h"
 #include "compliance/run_verdicts.h"
