@@ -26,19 +26,22 @@ void write_file(const fs::path& path, const std::string& text, std::vector<std::
 // counts against it is not converged; a benchmark outside the six is listed as skipped.
 void apply_scoring_rules(CollectedRuns& collected, ComplianceMode mode) {
   std::vector<RunRow> kept;
+  std::vector<RunSummary> summaries;
   for (RunRow& row : collected.runs) {
     if (const std::string skip = skipped_benchmark_reason(row.benchmark); !skip.empty()) {
       collected.issues.push_back({row.log_path, row.benchmark + ": " + skip});
       continue;
     }
-    const std::map<std::string, RunVerdict> verdicts = check_runs({row.summary}, mode);
-    const std::map<std::string, std::string> rejected = rejected_runs(verdicts);
-    if (const auto found = rejected.find(row.log_path); found != rejected.end()) {
-      row.compliance_failure = found->second;
-      row.converged = false;
-      collected.issues.push_back({row.log_path, "counted as not converged: " + found->second, false});
-    }
+    summaries.push_back(row.summary);
     kept.push_back(std::move(row));
+  }
+  const std::map<std::string, std::string> rejected = rejected_runs(check_runs(summaries, mode));
+  for (RunRow& row : kept) {
+    const auto found = rejected.find(row.log_path);
+    if (found == rejected.end()) continue;
+    row.compliance_failure = found->second;
+    row.converged = false;
+    collected.issues.push_back({row.log_path, "counted as not converged: " + found->second, false});
   }
   collected.runs = std::move(kept);
 }
