@@ -14,6 +14,10 @@ std::string RunVerdict::label() const {
   return "";
 }
 
+bool failure_counts_against(const RunSummary& run, ComplianceMode mode) {
+  return mode == ComplianceMode::kStrict || (mode == ComplianceMode::kOwnRunsStrict && run.written_by_mlharness);
+}
+
 std::map<std::string, RunVerdict> check_runs(const std::vector<RunSummary>& runs, ComplianceMode mode) {
   std::map<std::string, RunVerdict> verdicts;
   if (mode == ComplianceMode::kOff) return verdicts;
@@ -31,8 +35,7 @@ std::map<std::string, RunVerdict> check_runs(const std::vector<RunSummary>& runs
     } catch (const UserError& e) {
       verdict.not_checked = e.what();
     }
-    verdict.counts_against_run = verdict.outcome == RunVerdict::Outcome::kFailed &&
-                                 (mode == ComplianceMode::kStrict || run.written_by_mlharness);
+    verdict.counts_against_run = verdict.outcome == RunVerdict::Outcome::kFailed && failure_counts_against(run, mode);
     verdicts[run.path] = std::move(verdict);
   }
   return verdicts;

@@ -39,6 +39,11 @@ struct RunVerdict {
   std::string label() const;
 };
 
+// Whether a failed rule would count `run` as not converged under `mode`: mlharness's own runs by
+// default, every run under kStrict, none under kOff. A caller that needs only the rejections (report)
+// checks only these runs.
+bool failure_counts_against(const RunSummary& run, ComplianceMode mode);
+
 // The verdict on each usable run (unusable ones are left out: their problems already fail them).
 // kOff gives an empty map.
 std::map<std::string, RunVerdict> check_runs(const std::vector<RunSummary>& runs, ComplianceMode mode);

@@ -32,7 +32,8 @@ void apply_scoring_rules(CollectedRuns& collected, ComplianceMode mode) {
       collected.issues.push_back({row.log_path, row.benchmark + ": " + skip});
       continue;
     }
-    summaries.push_back(row.summary);
+    // Only the runs a failed rule can count against: the others' verdicts would go unused.
+    if (failure_counts_against(row.summary, mode)) summaries.push_back(row.summary);
     kept.push_back(std::move(row));
   }
   const std::map<std::string, std::string> rejected = rejected_runs(check_runs(summaries, mode));

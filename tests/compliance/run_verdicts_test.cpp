@@ -50,6 +50,10 @@ TEST(RunVerdicts, FailedRulesCountAgainstOwnRunsByDefaultAndAgainstEveryRunWhenS
   EXPECT_EQ(rejected_runs(strict).size(), 2u);
 
   EXPECT_TRUE(check_runs({published, own}, ComplianceMode::kOff).empty());
+  EXPECT_FALSE(failure_counts_against(published, ComplianceMode::kOwnRunsStrict));
+  EXPECT_TRUE(failure_counts_against(own, ComplianceMode::kOwnRunsStrict));
+  EXPECT_TRUE(failure_counts_against(published, ComplianceMode::kStrict));
+  EXPECT_FALSE(failure_counts_against(own, ComplianceMode::kOff));
 
   // The published run keeps its time in the score; the own run counts as the dropped slowest.
   const BenchmarkScore score = score_benchmark("resnet", {published, own}, rejected);
