@@ -5,7 +5,11 @@
 
 #include <sched.h>
 
+#include <sys/types.h>
+
 #include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace mlh {
@@ -18,10 +22,28 @@ cpu_set_t current_cpu_affinity();
 // whatever the node holds. `getenv` is std::getenv, or a test's stand-in.
 bool bound_by_mpirun_default(const std::function<const char*(const char*)>& getenv);
 
-// Widens the calling thread's affinity to the CPUs its launcher (the parent process) may use, so that
-// threads started afterwards (LibTorch's, the data loader's) can run on all of them. Returns the new
-// mask; on failure the affinity is left as it was and returned.
-cpu_set_t release_to_launcher_cpus();
+// The CPUs the launcher (the parent process: mpirun, or OpenMPI's node daemon) may use; every online
+// CPU if they cannot be read.
+cpu_set_t launcher_cpus();
+
+// Part `index` of `count` of the CPUs in `cpus`, in CPU order: contiguous blocks as equal as they can
+// be (the first `size % count` blocks one CPU larger); with more parts than CPUs, part i takes CPU
+// i mod size, so parts share CPUs evenly. How ranks that OpenMPI bound by default take their own
+// cores of what mpirun had.
+cpu_set_t cpu_slice(const cpu_set_t& cpus, int index, int count);
+
+// Sets the CPU affinity of every thread of this process (/proc/self/task), the calling one included,
+// whoever started it and whenever: libraries start thread pools when they load (OpenBLAS), before
+// main can widen or narrow its own mask, and those keep the launcher's binding otherwise. Passes
+// over the threads until one finds none left to set, so a thread started meanwhile is not missed.
+// Returns the threads whose affinity the kernel refused (0 normally).
+int set_affinity_of_every_thread(const cpu_set_t& mask);
+
+// Every thread of this process and its CPU affinity, by thread id, in /proc/self/task's order.
+std::vector<std::pair<pid_t, cpu_set_t>> affinity_of_every_thread();
+
+// "0-3,8": the CPUs of a mask as Linux lists them (/proc/<pid>/status's Cpus_allowed_list).
+std::string cpu_list(const cpu_set_t& mask);
 
 // This rank's share of the cores: each CPU in `mine` counts 1/k, where k is the number of masks in
 // `node` (every rank of the node, this one included) holding it; rounded down, at least 1. Unbound

@@ -138,10 +138,22 @@ World World::from_mpi() {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world.rank_, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &world.local_rank_);
   MPI_Comm_size(node, &world.local_size_);
-  // OpenMPI's default binding gives `-np 1` one core of many: let the rank use what mpirun had, and
-  // share it with the node's other ranks below. A binding the user asked for is kept.
-  const cpu_set_t mine = bound_by_mpirun_default(std::getenv) ? release_to_launcher_cpus() : current_cpu_affinity();
   std::vector<cpu_set_t> node_masks(static_cast<size_t>(world.local_size_));
+  cpu_set_t mine = current_cpu_affinity();
+  if (bound_by_mpirun_default(std::getenv)) {
+    // OpenMPI's default binding gives `-np 1` one core of many: the node's ranks split what their
+    // launchers had instead, each its own slice. A binding the user asked for is kept.
+    const cpu_set_t launcher = launcher_cpus();
+    MPI_Allgather(&launcher, sizeof launcher, MPI_BYTE, node_masks.data(), sizeof launcher, MPI_BYTE, node);
+    cpu_set_t node_cpus;
+    CPU_ZERO(&node_cpus);
+    for (cpu_set_t& mask : node_masks) CPU_OR(&node_cpus, &node_cpus, &mask);
+    mine = cpu_slice(node_cpus, world.local_rank_, world.local_size_);
+  }
+  // Every thread, also those a library started before main (OpenBLAS's pool, bound with the process
+  // at launch); the kernel keeps only the CPUs this process's cgroup allows.
+  set_affinity_of_every_thread(mine);
+  mine = current_cpu_affinity();
   MPI_Allgather(&mine, sizeof mine, MPI_BYTE, node_masks.data(), sizeof mine, MPI_BYTE, node);
   world.cores_per_rank_ = fair_core_share(mine, node_masks);
   MPI_Comm_free(&node);

@@ -66,8 +66,10 @@ class World {
   Communicator& comm() const { return *comm_; }
 
   // Cores this rank may use: its CPU affinity, shared fairly with the ranks of its node whose
-  // affinities overlap it (harness/cpu_share.h); at least 1. OpenMPI's default binding is released
-  // first (one core per rank under `mpirun -np 1`), a binding asked for with --bind-to is kept.
+  // affinities overlap it (harness/cpu_share.h); at least 1. OpenMPI's default binding (one core per
+  // rank under `mpirun -np 1` and `-np 2`) is replaced by the rank's slice of the CPUs mpirun had; a
+  // binding asked for with --bind-to is kept. Every thread of the process, whenever it started, ends
+  // with the rank's mask.
   int cores_per_rank() const { return cores_per_rank_; }
 
   // Broadcasts a string from rank 0.

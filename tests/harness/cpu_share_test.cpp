@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace mlh {
 namespace {
@@ -55,6 +59,65 @@ TEST(BoundByMpirunDefault, OnlyWhenOpenMpiBoundItWithoutBeingAsked) {
   env["OMPI_MCA_hwloc_base_binding_policy"] = "none";
   env.erase("OMPI_MCA_orte_bound_at_launch");
   EXPECT_FALSE(bound_by_mpirun_default(getenv));  // `--bind-to none`
+}
+
+TEST(CpuSlice, RanksTakeContiguousBlocksOfWhatMpirunHad) {
+  const cpu_set_t all = cpus({0, 1, 2, 3, 4, 5, 6, 7});
+  EXPECT_EQ(cpu_list(cpu_slice(all, 0, 1)), "0-7");  // `mpirun -np 1`: every core
+  EXPECT_EQ(cpu_list(cpu_slice(all, 0, 2)), "0-3");
+  EXPECT_EQ(cpu_list(cpu_slice(all, 1, 2)), "4-7");
+  EXPECT_EQ(cpu_list(cpu_slice(all, 0, 3)), "0-2");  // 8 = 3 + 3 + 2
+  EXPECT_EQ(cpu_list(cpu_slice(all, 1, 3)), "3-5");
+  EXPECT_EQ(cpu_list(cpu_slice(all, 2, 3)), "6-7");
+  const cpu_set_t gaps = cpus({2, 3, 8, 9});
+  EXPECT_EQ(cpu_list(cpu_slice(gaps, 1, 2)), "8-9");  // CPUs in order, not numbers
+}
+
+TEST(CpuSlice, MoreRanksThanCpusShareThemEvenly) {
+  const cpu_set_t two = cpus({0, 1});
+  EXPECT_EQ(cpu_list(cpu_slice(two, 0, 4)), "0");
+  EXPECT_EQ(cpu_list(cpu_slice(two, 1, 4)), "1");
+  EXPECT_EQ(cpu_list(cpu_slice(two, 2, 4)), "0");
+  EXPECT_EQ(cpu_list(cpu_slice(two, 3, 4)), "1");
+  const std::vector<cpu_set_t> node = {cpu_slice(two, 0, 4), cpu_slice(two, 1, 4), cpu_slice(two, 2, 4),
+                                       cpu_slice(two, 3, 4)};
+  EXPECT_EQ(fair_core_share(node[0], node), 1);
+}
+
+TEST(CpuList, WritesRangesAsLinuxDoes) {
+  EXPECT_EQ(cpu_list(cpus({0})), "0");
+  EXPECT_EQ(cpu_list(cpus({0, 1, 2, 3, 8, 10, 11})), "0-3,8,10-11");
+}
+
+// A thread that started before the mask was set (as a library's pool does at load) ends on it too.
+TEST(EveryThreadAffinity, ReachesThreadsStartedEarlier) {
+  const cpu_set_t before = current_cpu_affinity();
+  std::mutex mutex;
+  std::condition_variable done;
+  bool finish = false;
+  std::thread early([&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    done.wait(lock, [&] { return finish; });
+  });
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &before)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  EXPECT_EQ(set_affinity_of_every_thread(one), 0);
+  const auto threads = affinity_of_every_thread();
+  EXPECT_GE(threads.size(), 2u);
+  for (const auto& [tid, mask] : threads) EXPECT_TRUE(CPU_EQUAL(&mask, &one)) << "thread " << tid;
+  EXPECT_EQ(set_affinity_of_every_thread(before), 0);
+  for (const auto& [tid, mask] : affinity_of_every_thread()) EXPECT_TRUE(CPU_EQUAL(&mask, &before)) << tid;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    finish = true;
+  }
+  done.notify_all();
+  early.join();
 }
 
 }  // namespace
