@@ -7,14 +7,16 @@
 
 namespace mlh {
 
-BatchPixels::BatchPixels(int64_t image_floats, int prefetch_batches)
-    : image_floats_(image_floats), buffers_kept_(static_cast<size_t>(prefetch_batches) + 1) {
-  MLH_ASSERT(image_floats >= 1 && prefetch_batches >= 1);
+template <class Pixel>
+BasicBatchPixels<Pixel>::BasicBatchPixels(int64_t image_values, int prefetch_batches)
+    : image_values_(image_values), buffers_kept_(static_cast<size_t>(prefetch_batches) + 1) {
+  MLH_ASSERT(image_values >= 1 && prefetch_batches >= 1);
 }
 
-std::shared_ptr<BatchPixels::Buffer> BatchPixels::take_buffer(int64_t images) {
-  const int64_t floats = images * image_floats_;
-  if (floats == 0) return nullptr;
+template <class Pixel>
+std::shared_ptr<typename BasicBatchPixels<Pixel>::Buffer> BasicBatchPixels<Pixel>::take_buffer(int64_t images) {
+  const int64_t values = images * image_values_;
+  if (values == 0) return nullptr;
   std::shared_ptr<Buffer> buffer;
   {
     std::lock_guard<std::mutex> lock(spares_mutex_);
@@ -24,25 +26,25 @@ std::shared_ptr<BatchPixels::Buffer> BatchPixels::take_buffer(int64_t images) {
     }
   }
   if (buffer == nullptr) buffer = std::make_shared<Buffer>();
-  if (buffer->capacity < floats) {
-    buffer->floats.reset(new float[static_cast<size_t>(floats)]);
-    buffer->capacity = floats;
+  if (buffer->capacity < values) {
+    buffer->values.reset(new Pixel[static_cast<size_t>(values)]);
+    buffer->capacity = values;
   }
   return buffer;
 }
 
-void BatchPixels::copy_images(std::shared_ptr<Buffer> buffer, const std::vector<uint8_t>& skipped,
-                              float* images) {
+template <class Pixel>
+void BasicBatchPixels<Pixel>::copy_images(std::shared_ptr<Buffer> buffer, const std::vector<uint8_t>& skipped,
+                                          Pixel* images) {
   const auto count = static_cast<int64_t>(skipped.size());
   // One copy of the whole batch: glibc streams a copy this size past the cache.
   if (buffer != nullptr) {
-    std::memcpy(images, buffer->floats.get(),
-                static_cast<size_t>(count * image_floats_) * sizeof(float));
+    std::memcpy(images, buffer->values.get(), static_cast<size_t>(count * image_values_) * sizeof(Pixel));
   }
   for (int64_t i = 0; i < count; ++i) {
     if (skipped[static_cast<size_t>(i)] != 0) {
-      float* out = images + i * image_floats_;
-      std::fill(out, out + image_floats_, 0.0f);
+      Pixel* out = images + i * image_values_;
+      std::fill(out, out + image_values_, Pixel{0});
     }
   }
   if (buffer != nullptr) {
@@ -51,18 +53,23 @@ void BatchPixels::copy_images(std::shared_ptr<Buffer> buffer, const std::vector<
   }
 }
 
-std::vector<float> BatchPixels::take_spare_images() {
+template <class Pixel>
+std::vector<Pixel> BasicBatchPixels<Pixel>::take_spare_images() {
   std::lock_guard<std::mutex> lock(spares_mutex_);
   if (spare_images_.empty()) return {};
-  std::vector<float> images = std::move(spare_images_.back());
+  std::vector<Pixel> images = std::move(spare_images_.back());
   spare_images_.pop_back();
   return images;
 }
 
-void BatchPixels::recycle(std::vector<float> images) {
+template <class Pixel>
+void BasicBatchPixels<Pixel>::recycle(std::vector<Pixel> images) {
   if (images.capacity() == 0) return;
   std::lock_guard<std::mutex> lock(spares_mutex_);
   if (spare_images_.size() < 2) spare_images_.push_back(std::move(images));
 }
+
+template class BasicBatchPixels<float>;
+template class BasicBatchPixels<uint8_t>;
 
 }  // namespace mlh

@@ -75,6 +75,9 @@ BenchReport run_bench(Workload& workload, const std::string& workload_name, cons
       }
       result.total_per_second = world.allreduce_sum(median);
       result.per_rank_per_second = result.total_per_second / world.size();
+      result.loader_threads = step->loader_threads();
+      if (result.loader_threads > 0)
+        result.per_loader_thread_per_second = result.total_per_second / (world.size() * result.loader_threads);
       report.cases.push_back(result);
     }
   }
@@ -136,6 +139,13 @@ std::string format_bench_table(const BenchReport& report) {
       meanings.push_back(meaning);
   }
   for (const auto& meaning : meanings) text += "  " + meaning + "\n";
+  for (const auto& c : report.cases) {
+    if (c.loader_threads == 0) continue;
+    std::snprintf(line, sizeof line, "  loader at batch %lld: %d decode thread%s per rank, %.1f %s/s per loader thread\n",
+                  static_cast<long long>(c.batch_size), c.loader_threads, c.loader_threads > 1 ? "s" : "",
+                  c.per_loader_thread_per_second, c.unit.c_str());
+    text += line;
+  }
   std::vector<std::string> notes;
   for (const auto& c : report.cases) {
     if (c.precision_note.empty()) continue;
@@ -172,6 +182,10 @@ nlohmann::json bench_report_to_json(const BenchReport& report) {
                      {"per_rank_per_second", c.per_rank_per_second},
                      {"total_per_second", c.total_per_second},
                      {"rank0_window_rates_per_second", c.window_rates}});
+    if (c.loader_threads > 0) {
+      cases.back()["loader_threads_per_rank"] = c.loader_threads;
+      cases.back()["per_loader_thread_per_second"] = c.per_loader_thread_per_second;
+    }
     if (c.latency_p50_ms) {
       cases.back()["rank0_latency_ms"] = {
           {"p50", *c.latency_p50_ms}, {"p90", *c.latency_p90_ms}, {"p99", *c.latency_p99_ms}};

@@ -89,6 +89,8 @@ struct BenchCaseResult {
   double per_rank_per_second = 0;        // median window, mean over ranks
   double total_per_second = 0;           // sum over ranks
   std::vector<double> window_rates;      // rank 0's windows, per second
+  int loader_threads = 0;                // loader mode: decode threads per rank (0: not reported)
+  double per_loader_thread_per_second = 0;  // total_per_second / (ranks x loader_threads)
   // Inference only: rank 0's latency of one batch (a step waited for alone), in milliseconds, over
   // repeats x timed_steps steps after the timed windows; the nearest-rank percentiles.
   std::optional<double> latency_p50_ms, latency_p90_ms, latency_p99_ms;

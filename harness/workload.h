@@ -80,6 +80,8 @@ class BenchStep {
   virtual std::string precision_note() const { return ""; }
   // The activations' memory layout, for image models ("nchw", "channels_last"); "-" otherwise.
   virtual std::string memory_format_used() const { return "-"; }
+  // A loader bench's decode threads per rank, for its rate per loader core; 0 for any other step.
+  virtual int loader_threads() const { return 0; }
 };
 
 enum class BenchMode { kTrain, kInference, kLoader };

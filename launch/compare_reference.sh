@@ -20,6 +20,12 @@ prints the median rate of each, their ratio and the machine.
                        mlharness gets --set intra_op_threads=T
   --precision P        fp32 (default) or amp (bf16 autocast on the CPU, in both)
   --channels-last      resnet50 only: NHWC in both
+  --loader             resnet50 only: the input pipeline alone, no model: `mlharness bench --loader`
+                       (loader_threads T) against reference/resnet50_loader.py (torchvision ImageFolder,
+                       RandomResizedCrop(224), flip, ToTensor, Normalize in a DataLoader with T
+                       workers) on the JPEG tree --data DIR; batch default 64; both print images/s
+  --data DIR           with --loader: an ImageNet-layout tree, DIR/train/<class>/*.JPEG and
+                       DIR/LOC_synset_mapping.txt (tools/make_imagenet_tree.py makes one)
   --rounds R           interleaved rounds (default 3)
   --warmup N           untimed steps per run; --steps N steps per timed window; --repeats N windows
                        per run, the median kept (defaults: ncf 3, 10, 3; the others 2, 2, 3)
@@ -45,14 +51,15 @@ die() {
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 workload="" batch="" threads="" precision=fp32 channels_last=0 rounds="" warmup="" steps="" repeats=""
-quick=0 mlharness="" python=/usr/bin/python3 plain_malloc=0 json_out=""
+quick=0 mlharness="" python=/usr/bin/python3 plain_malloc=0 json_out="" loader=0 data=""
 while [ $# -gt 0 ]; do
   case $1 in
     -h | --help) usage; exit 0 ;;
     --channels-last) channels_last=1; shift; continue ;;
     --quick) quick=1; shift; continue ;;
     --plain-malloc) plain_malloc=1; shift; continue ;;
-    --workload | --batch-size | --threads | --precision | --rounds | --warmup | --steps | --repeats | --mlharness | --python | --json)
+    --loader) loader=1; shift; continue ;;
+    --workload | --batch-size | --threads | --precision | --rounds | --warmup | --steps | --repeats | --mlharness | --python | --json | --data)
       [ $# -ge 2 ] || die "$1 needs a value (see --help)" ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -68,6 +75,7 @@ while [ $# -gt 0 ]; do
     --mlharness) mlharness=$2 ;;
     --python) python=$2 ;;
     --json) json_out=$2 ;;
+    --data) data=$2 ;;
   esac
   shift 2
 done
@@ -82,6 +90,16 @@ case $workload in
   "") die "--workload is required: ncf, resnet50, transformer, gnmt or ssd" ;;
   *) die "unknown workload '$workload'; the reference loops are ncf, resnet50, transformer, gnmt and ssd" ;;
 esac
+if [ "$loader" = 1 ]; then
+  [ "$workload" = resnet50 ] || die "--loader applies to resnet50 only"
+  [ "$channels_last" = 0 ] || die "--loader times no model: drop --channels-last"
+  [ -n "$data" ] || die "--loader needs --data DIR, a JPEG tree (make one with tools/make_imagenet_tree.py)"
+  [ -d "$data/train" ] || die "--data $data has no train/ folder (make one with tools/make_imagenet_tree.py)"
+  data=$(cd "$data" && pwd)
+  defaults=(64 8 3 10 3)
+elif [ -n "$data" ]; then
+  die "--data goes with --loader"
+fi
 if [ "$quick" = 1 ]; then
   : "${batch:=${defaults[1]}}" "${rounds:=1}" "${warmup:=1}" "${steps:=2}" "${repeats:=1}"
 fi
@@ -110,6 +128,7 @@ mlharness=$(cd "$(dirname "$mlharness")" && pwd)/$(basename "$mlharness")
 torch_version=$("$python" -c 'import sys; sys.dont_write_bytecode = True; import torch; print(torch.__version__)' 2>/dev/null) ||
   die "$python cannot import torch: install Debian's PyTorch with apt-get install -y --no-install-recommends python3-torch (or pass --python PATH to a Python that has it)"
 script=$root/reference/$workload.py
+[ "$loader" = 1 ] && script=$root/reference/${workload}_loader.py
 [ -f "$script" ] || die "no reference loop at $script"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/compare_reference.XXXXXX")
@@ -126,8 +145,14 @@ else
   malloc_note="glibc's default malloc (--plain-malloc)"
 fi
 timing=(--warmup "$warmup" --steps "$steps" --repeats "$repeats")
-extra=()
+extra=() mlh_args=(--precision "$precision" --set intra_op_threads="$threads") ref_args=(--threads "$threads" --precision "$precision")
 [ "$channels_last" = 1 ] && extra+=(--channels-last)
+if [ "$loader" = 1 ]; then
+  mlh_args=(--loader --set data_source=imagenet --set data_path="$data" --set loader_threads="$threads")
+  ref_args=(--data "$data" --workers "$threads")
+  "$python" -c 'import torchvision' 2>/dev/null ||
+    die "$python cannot import torchvision: apt-get install -y --no-install-recommends python3-torchvision (or pass --python PATH)"
+fi
 
 # Reads FILE (JSON) and prints "RATE UNIT PRECISION_USED" for mlharness's (kind bench) or the reference's.
 read_rate() {
@@ -149,13 +174,13 @@ echo "compare_reference: $workload, batch $batch, $precision, $threads thread(s)
   "$warmup warm-up step(s) then $repeats window(s) of $steps steps (median window)"
 echo "machine: ${cpu:-unknown CPU}, $(nproc --all) cores ($(nproc) usable here), $(uname -sr)," \
   "load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "mlharness: $mlharness bench --set intra_op_threads=$threads"
-echo "reference: reference/$workload.py under $python (torch $torch_version), OMP_NUM_THREADS=$threads, $malloc_note"
+echo "mlharness: $mlharness bench ${mlh_args[*]}"
+echo "reference: ${script#"$root"/} ${ref_args[*]} under $python (torch $torch_version), OMP_NUM_THREADS=$threads, $malloc_note"
 
 mlh_rates=() ref_rates=() unit="" mlh_precision="" ref_precision=""
 for ((round = 1; round <= rounds; round++)); do
-  if ! (cd "$work" && "$mlharness" bench --workload "$workload" --batch-size "$batch" --precision "$precision" \
-        "${timing[@]}" "${extra[@]}" --set intra_op_threads="$threads" --json "$work/bench.json" >"$work/bench.out" 2>&1); then
+  if ! (cd "$work" && "$mlharness" bench --workload "$workload" --batch-size "$batch" "${mlh_args[@]}" \
+        "${timing[@]}" "${extra[@]}" --json "$work/bench.json" >"$work/bench.out" 2>&1); then
     cat "$work/bench.out" >&2
     echo "compare_reference.sh: mlharness bench failed in round $round (its output is above)" >&2
     exit 1
@@ -163,13 +188,13 @@ for ((round = 1; round <= rounds; round++)); do
   result=$(read_rate bench "$work/bench.json") || { echo "compare_reference.sh: mlharness bench wrote no rate in its --json file (round $round)" >&2; exit 1; }
   read -r rate unit mlh_precision <<<"$result"
   mlh_rates+=("$rate")
-  if ! (cd "$work" && "${reference_env[@]}" "$python" "$script" --batch-size "$batch" --threads "$threads" \
-        --precision "$precision" "${timing[@]}" "${extra[@]}" >"$work/reference.out" 2>"$work/reference.err"); then
+  if ! (cd "$work" && "${reference_env[@]}" "$python" "$script" --batch-size "$batch" "${ref_args[@]}" \
+        "${timing[@]}" "${extra[@]}" >"$work/reference.out" 2>"$work/reference.err"); then
     cat "$work/reference.err" >&2
-    echo "compare_reference.sh: reference/$workload.py failed in round $round (its output is above)" >&2
+    echo "compare_reference.sh: ${script#"$root"/} failed in round $round (its output is above)" >&2
     exit 1
   fi
-  result=$(read_rate reference "$work/reference.out") || { echo "compare_reference.sh: reference/$workload.py printed no JSON rate (round $round)" >&2; exit 1; }
+  result=$(read_rate reference "$work/reference.out") || { echo "compare_reference.sh: ${script#"$root"/} printed no JSON rate (round $round)" >&2; exit 1; }
   read -r ref_rate ref_unit ref_precision <<<"$result"
   [ "$ref_unit" = "$unit" ] || { echo "compare_reference.sh: units differ: mlharness $unit/s, reference $ref_unit/s" >&2; exit 1; }
   ref_rates+=("$ref_rate")
@@ -177,21 +202,24 @@ for ((round = 1; round <= rounds; round++)); do
 done
 
 "$python" - "$workload" "$batch" "$precision" "$threads" "$unit" "${mlh_precision//_/ }" "${ref_precision//_/ }" \
-  "$cpu" "$(nproc --all)" "$python" "$torch_version" "$json_out" "${mlh_rates[*]}" "${ref_rates[*]}" <<'EOF'
+  "$cpu" "$(nproc --all)" "$python" "$torch_version" "$json_out" "${mlh_rates[*]}" "${ref_rates[*]}" "$loader" <<'EOF'
 import json, statistics, sys
 (workload, batch, precision, threads, unit, mlh_precision, ref_precision, cpu, cores, python, torch_version,
- json_out, mlh, ref) = sys.argv[1:]
+ json_out, mlh, ref, loader) = sys.argv[1:]
 mlh, ref = [float(x) for x in mlh.split()], [float(x) for x in ref.split()]
 m, r = statistics.median(mlh), statistics.median(ref)
 print(f"median of {len(mlh)} round(s), {unit}/s:")
 print(f"  mlharness  {m:14,.1f} {unit}/s  ({mlh_precision})")
 print(f"  reference  {r:14,.1f} {unit}/s  ({ref_precision}, plain PyTorch {torch_version})")
 print(f"  ratio      {m / r:14.2f}  (mlharness / reference)")
+if loader == "1":
+    print(f"  per loader core: mlharness {m / int(threads):,.1f}, reference {r / int(threads):,.1f} {unit}/s "
+          f"({threads} decode threads / DataLoader workers each, beside the main thread)")
 if json_out:
     with open(json_out, "w") as f:
         json.dump({"workload": workload, "batch_size": int(batch), "precision": precision, "threads": int(threads),
                    "unit": unit, "mlharness_per_second": m, "reference_per_second": r, "ratio": m / r,
                    "mlharness_rounds": mlh, "reference_rounds": ref, "cpu": cpu, "cores": int(cores),
-                   "python": python, "torch": torch_version}, f, indent=2)
+                   "python": python, "torch": torch_version, "loader": loader == "1"}, f, indent=2)
         f.write("\n")
 EOF

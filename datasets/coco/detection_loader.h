@@ -85,7 +85,7 @@ class DetectionLoader {
   void recycle(DetectionBatch batch);
   int64_t skipped_total() const;                   // skipped images in delivered batches
   std::vector<std::string> skipped_files() const;  // their paths, in delivery order (first 100)
-  int64_t image_floats() const { return pixels_.image_floats(); }  // 3 * out_size * out_size
+  int64_t image_floats() const { return pixels_.image_values(); }  // 3 * out_size * out_size
 
  private:
   struct Sample {

@@ -74,13 +74,13 @@ ImageBatch BatchLoader::next() {
       [this](const auto& images_for) { return next_into(images_for); });
 }
 
-ImageBatch BatchLoader::next_into(const std::function<float*(int64_t count)>& images_for) {
+ImageBatch BatchLoader::next_into(const std::function<uint8_t*(int64_t count)>& images_for) {
   SampleBatch<ImageSample> samples = samples_.next();
   ImageBatch batch;
   batch.count = samples.size();
   batch.skipped = samples.skipped_count;
   batch.labels.resize(static_cast<size_t>(batch.count));
-  float* const images = images_for(batch.count);
+  uint8_t* const images = images_for(batch.count);
   for (size_t i = 0; i < samples.indices.size(); ++i) {
     batch.labels[i] =
         samples.skipped[i] != 0 ? -1 : folder_.labels[static_cast<size_t>(samples.indices[i])];
@@ -96,14 +96,28 @@ int64_t BatchLoader::skipped_total() const { return samples_.skipped_total(); }
 std::vector<std::string> BatchLoader::skipped_files() const { return samples_.skipped_sources(); }
 
 void BatchLoader::decode(int32_t index, int64_t epoch, ImageSample& sample) const {
-  const cv::Mat bgr = read_image_file(folder_.files[static_cast<size_t>(index)],
-                                      "set on_bad_image: skip to skip such files");
+  const auto augmentation_of = [&](int width, int height) {
+    return draw_train_augmentation(width, height, options_.seed, epoch, index, options_.random_flip);
+  };
+  // Train: the crop box only, at the reduction it allows. Eval: the whole image.
+  const ChooseRegion choose_region = [&](int width, int height) {
+    DecodeRegion region;
+    if (options_.train) {
+      const CropBox box = augmentation_of(width, height).crop;
+      region = DecodeRegion{1, box.x, box.y, box.width, box.height};
+      if (options_.reduced_decode) region.reduction = train_reduction(box, options_.image_size);
+    } else if (options_.reduced_decode) {
+      region.reduction = eval_reduction(width, height, options_.eval_resize);
+    }
+    return region;
+  };
+  const ReducedImage image = read_image_file_reduced(folder_.files[static_cast<size_t>(index)],
+                                                     "set on_bad_image: skip to skip such files", choose_region);
   if (options_.train) {
-    const TrainAugmentation augmentation =
-        draw_train_augmentation(bgr.cols, bgr.rows, options_.seed, epoch, index, options_.random_flip);
-    train_transform(bgr, augmentation.crop, augmentation.flip, options_.image_size, sample.pixels.out);
+    const TrainAugmentation augmentation = augmentation_of(image.original_width, image.original_height);
+    train_transform(image, augmentation.crop, augmentation.flip, options_.image_size, sample.pixels.out);
   } else {
-    eval_transform(bgr, options_.eval_resize, options_.image_size, sample.pixels.out);
+    eval_transform(image, options_.eval_resize, options_.image_size, sample.pixels.out);
   }
 }
 

@@ -1,7 +1,9 @@
 // The ImageNet batches of the ResNet workload: a SampleLoader (datasets/sample_loader.h) whose
-// per-sample decode reads a JPEG (datasets/image_files.h) and applies the MLPerf transform straight
-// into the image's slice of its batch's buffer (datasets/batch_pixels.h), so the fixed-size images
-// stack as they are decoded. Threads, prefetching, plan order, errors and skipping are the
+// per-sample decode reads a JPEG (datasets/image_files.h), at the largest DCT reduction that the
+// image's crop allows, and applies the MLPerf transform straight into the image's slice of its batch's
+// buffer (datasets/batch_pixels.h) as 8-bit RGB, HWC, so the fixed-size images stack as they are
+// decoded. The model's input is those bytes normalised (datasets/imagenet/normalize.h), on the device
+// that trains. Threads, prefetching, plan order, errors and skipping are the
 // SampleLoader's. Per-sample results depend only on (seed, epoch, sample index): not on thread count,
 // batch composition or rank.
 #pragma once
@@ -28,13 +30,16 @@ struct LoaderOptions {
   int eval_resize = 256;  // short side before the eval centre crop (>= image_size)
   bool train = true;      // train: random crop + flip (draw_train_augmentation); else eval transform
   bool random_flip = true;
+  // Decode a JPEG at 1/2, 1/4 or 1/8 of its size where the crop (train: train_reduction) or the
+  // resize (eval: eval_reduction) still has enough pixels; the crop's geometry stays the seed's.
+  bool reduced_decode = true;
   uint64_t seed = 0;
   BadImagePolicy on_bad_image = BadImagePolicy::kFail;
 };
 
 struct ImageBatch {
   int64_t count = 0;            // slots: the number of indices asked for
-  std::vector<float> images;    // count * 3 * image_size * image_size, CHW per image
+  std::vector<uint8_t> images;  // count * image_size * image_size * 3: RGB, HWC per image
   std::vector<int64_t> labels;  // count; -1 for a slot whose image was skipped (zero pixels)
   int64_t skipped = 0;          // slots skipped in this batch
 };
@@ -61,9 +66,9 @@ class BatchLoader {
   // InternalError.
   ImageBatch next();
   // As next(), but writes the pixels into images_for(count), memory for `count` images that the
-  // caller owns (a tensor's, say), instead of the returned batch's `images`, which stays empty: a
-  // copy of the batch less.
-  ImageBatch next_into(const std::function<float*(int64_t count)>& images_for);
+  // caller owns (a pinned tensor's, say), instead of the returned batch's `images`, which stays
+  // empty: a copy of the batch less.
+  ImageBatch next_into(const std::function<uint8_t*(int64_t count)>& images_for);
   // Optional: hands a consumed batch back so a later next() reuses its pixel buffer instead of
   // allocating fresh memory (BatchPixels::recycle). Keeps up to 2 buffers. (The buffers the workers
   // decode into are always reused.)
@@ -73,13 +78,13 @@ class BatchLoader {
 
  private:
   struct ImageSample {
-    BatchPixels::Slot pixels;
+    BatchBytes::Slot pixels;
   };
   void decode(int32_t index, int64_t epoch, ImageSample& sample) const;
 
   const ImageFolder& folder_;
   const LoaderOptions options_;
-  BatchPixels pixels_;
+  BatchBytes pixels_;
   SampleLoader<ImageSample> samples_;  // last: its workers use the members above
 };
 

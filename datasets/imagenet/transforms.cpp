@@ -32,23 +32,44 @@ int uniform_below(uint64_t seed, uint64_t stream, uint64_t index, int count) {
   return std::min(draw, count - 1);
 }
 
-// Writes an 8-bit BGR image of out_size x out_size as RGB planes minus the mean, mirrored if asked.
-void write_rgb_planes(const cv::Mat& bgr, bool flip, float* out_chw) {
-  const int size = bgr.cols;
-  const size_t plane = static_cast<size_t>(size) * size;
-  float* red = out_chw;
-  float* green = out_chw + plane;
-  float* blue = out_chw + 2 * plane;
-  for (int y = 0; y < size; ++y) {
-    const uint8_t* row = bgr.ptr<uint8_t>(y);
-    const size_t offset = static_cast<size_t>(y) * size;
-    for (int x = 0; x < size; ++x) {
-      const uint8_t* pixel = row + 3 * (flip ? size - 1 - x : x);
-      red[offset + x] = static_cast<float>(pixel[2]) - kMeanRgb[0];
-      green[offset + x] = static_cast<float>(pixel[1]) - kMeanRgb[1];
-      blue[offset + x] = static_cast<float>(pixel[0]) - kMeanRgb[2];
-    }
+// Writes an 8-bit BGR image as RGB, HWC into out_hwc (of bgr's size), mirrored if asked.
+void write_rgb(const cv::Mat& bgr, bool flip, uint8_t* out_hwc) {
+  cv::Mat rgb(bgr.rows, bgr.cols, CV_8UC3, out_hwc);
+  if (!flip) {
+    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+    return;
   }
+  thread_local cv::Mat mirrored;
+  cv::flip(bgr, mirrored, 1);
+  cv::cvtColor(mirrored, rgb, cv::COLOR_BGR2RGB);
+}
+
+// Samples out_width x out_height pixels of an image decoded at 1/reduction (reduction > 1): output
+// pixel (u, v) takes the original image's point (x0 + (u + 0.5) * scale_x, y0 + (v + 0.5) * scale_y),
+// which lies at that point / reduction - 0.5 in the whole reduced image's pixel indices, less the
+// decoded part's offset.
+void resample_reduced(const ReducedImage& image, double x0, double y0, double scale_x, double scale_y,
+                      int out_width, int out_height, cv::Mat* out) {
+  const double r = image.reduction;
+  const cv::Matx23d output_to_decoded(scale_x / r, 0, (x0 + 0.5 * scale_x) / r - 0.5 - image.offset_x,  //
+                                      0, scale_y / r, (y0 + 0.5 * scale_y) / r - 0.5 - image.offset_y);
+  cv::warpAffine(image.bgr, *out, output_to_decoded, cv::Size(out_width, out_height),
+                 cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_REPLICATE);
+}
+
+ReducedImage whole(const cv::Mat& bgr) {
+  ReducedImage image;
+  image.bgr = bgr;
+  image.original_width = bgr.cols;
+  image.original_height = bgr.rows;
+  return image;
+}
+
+int largest_reduction_keeping(int pixels, int needed) {
+  for (const int reduction : {8, 4, 2}) {
+    if (pixels >= int64_t{reduction} * needed) return reduction;
+  }
+  return 1;
 }
 
 }  // namespace
@@ -88,36 +109,80 @@ TrainAugmentation draw_train_augmentation(int image_width, int image_height, uin
   return augmentation;
 }
 
-void train_transform(const cv::Mat& bgr, const CropBox& box, bool flip, int out_size,
-                     float* out_chw) {
-  MLH_ASSERT(bgr.type() == CV_8UC3 && out_size >= 1);
-  MLH_ASSERT(box.x >= 0 && box.y >= 0 && box.width >= 1 && box.height >= 1 &&
-             box.x + box.width <= bgr.cols && box.y + box.height <= bgr.rows);
-  const cv::Mat crop = bgr(cv::Rect(box.x, box.y, box.width, box.height));
-  if (crop.cols == out_size && crop.rows == out_size) {
-    write_rgb_planes(crop, flip, out_chw);
-    return;
-  }
-  cv::Mat resized;
-  cv::resize(crop, resized, cv::Size(out_size, out_size), 0, 0, cv::INTER_LINEAR);
-  write_rgb_planes(resized, flip, out_chw);
+int train_reduction(const CropBox& box, int out_size) {
+  return largest_reduction_keeping(std::min(box.width, box.height), out_size);
 }
 
-void eval_transform(const cv::Mat& bgr, int resize_short, int out_size, float* out_chw) {
-  MLH_ASSERT(bgr.type() == CV_8UC3 && bgr.cols >= 1 && bgr.rows >= 1);
-  MLH_ASSERT(out_size >= 1 && resize_short >= out_size);
-  const int64_t short_side = std::min(bgr.cols, bgr.rows);
-  // Integer arithmetic: the short side becomes exactly resize_short, the long side is truncated.
-  const int width = static_cast<int>(int64_t{bgr.cols} * resize_short / short_side);
-  const int height = static_cast<int>(int64_t{bgr.rows} * resize_short / short_side);
-  cv::Mat resized;
-  if (width == bgr.cols && height == bgr.rows) {
-    resized = bgr;
-  } else {
-    cv::resize(bgr, resized, cv::Size(width, height), 0, 0, cv::INTER_LINEAR);
+int eval_reduction(int width, int height, int resize_short) {
+  return largest_reduction_keeping(std::min(width, height), resize_short);
+}
+
+void train_transform(const ReducedImage& image, const CropBox& box, bool flip, int out_size, uint8_t* out_hwc) {
+  const cv::Mat& bgr = image.bgr;
+  MLH_ASSERT(bgr.type() == CV_8UC3 && out_size >= 1 && image.reduction >= 1);
+  MLH_ASSERT(box.x >= 0 && box.y >= 0 && box.width >= 1 && box.height >= 1 &&
+             box.x + box.width <= image.original_width && box.y + box.height <= image.original_height);
+  thread_local cv::Mat resized;
+  if (image.reduction > 1) {
+    resample_reduced(image, box.x, box.y, static_cast<double>(box.width) / out_size,
+                     static_cast<double>(box.height) / out_size, out_size, out_size, &resized);
+    write_rgb(resized, flip, out_hwc);
+    return;
   }
-  const cv::Rect centre((width - out_size) / 2, (height - out_size) / 2, out_size, out_size);
-  write_rgb_planes(resized(centre), false, out_chw);
+  const cv::Rect part(box.x - image.offset_x, box.y - image.offset_y, box.width, box.height);
+  MLH_ASSERT(part.x >= 0 && part.y >= 0 && part.x + part.width <= bgr.cols && part.y + part.height <= bgr.rows);
+  const cv::Mat crop = bgr(part);
+  if (crop.cols == out_size && crop.rows == out_size) {
+    write_rgb(crop, flip, out_hwc);
+    return;
+  }
+  cv::resize(crop, resized, cv::Size(out_size, out_size), 0, 0, cv::INTER_LINEAR);
+  write_rgb(resized, flip, out_hwc);
+}
+
+void train_transform(const cv::Mat& bgr, const CropBox& box, bool flip, int out_size, uint8_t* out_hwc) {
+  train_transform(whole(bgr), box, flip, out_size, out_hwc);
+}
+
+void eval_transform(const ReducedImage& image, int resize_short, int out_size, uint8_t* out_hwc) {
+  const cv::Mat& bgr = image.bgr;
+  MLH_ASSERT(bgr.type() == CV_8UC3 && bgr.cols >= 1 && bgr.rows >= 1 && image.reduction >= 1);
+  MLH_ASSERT(out_size >= 1 && resize_short >= out_size);
+  MLH_ASSERT(image.offset_x == 0 && image.offset_y == 0);
+  const int original_width = image.original_width, original_height = image.original_height;
+  const int64_t short_side = std::min(original_width, original_height);
+  // Integer arithmetic: the short side becomes exactly resize_short, the long side is truncated.
+  const int width = static_cast<int>(int64_t{original_width} * resize_short / short_side);
+  const int height = static_cast<int>(int64_t{original_height} * resize_short / short_side);
+  const int left = (width - out_size) / 2, top = (height - out_size) / 2;
+  thread_local cv::Mat resized;
+  if (image.reduction > 1) {
+    const double scale_x = static_cast<double>(original_width) / width;
+    const double scale_y = static_cast<double>(original_height) / height;
+    resample_reduced(image, left * scale_x, top * scale_y, scale_x, scale_y, out_size, out_size, &resized);
+    write_rgb(resized, false, out_hwc);
+    return;
+  }
+  MLH_ASSERT(bgr.cols == original_width && bgr.rows == original_height);
+  if (width == bgr.cols && height == bgr.rows) {
+    write_rgb(bgr(cv::Rect(left, top, out_size, out_size)), false, out_hwc);
+    return;
+  }
+  cv::resize(bgr, resized, cv::Size(width, height), 0, 0, cv::INTER_LINEAR);
+  write_rgb(resized(cv::Rect(left, top, out_size, out_size)), false, out_hwc);
+}
+
+void eval_transform(const cv::Mat& bgr, int resize_short, int out_size, uint8_t* out_hwc) {
+  eval_transform(whole(bgr), resize_short, out_size, out_hwc);
+}
+
+void normalize_to_chw(const uint8_t* rgb_hwc, int size, float* out_chw) {
+  const size_t plane = static_cast<size_t>(size) * size;
+  for (size_t pixel = 0; pixel < plane; ++pixel) {
+    for (size_t channel = 0; channel < 3; ++channel) {
+      out_chw[channel * plane + pixel] = static_cast<float>(rgb_hwc[pixel * 3 + channel]) - kMeanRgb[channel];
+    }
+  }
 }
 
 }  // namespace mlh::imagenet

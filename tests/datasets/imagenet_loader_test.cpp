@@ -35,7 +35,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 constexpr int kImageSize = 32;
-constexpr int64_t kImageFloats = 3 * kImageSize * kImageSize;
+constexpr int64_t kImageBytes = 3 * kImageSize * kImageSize;
 
 using testing_files::contents_of;
 
@@ -89,21 +89,41 @@ std::vector<std::vector<int32_t>> cut(const std::vector<int32_t>& order,
 }
 
 // Sample index -> its output pixels, over a whole plan.
-std::map<int32_t, std::vector<float>> run_plan(BatchLoader& loader,
+std::map<int32_t, std::vector<uint8_t>> run_plan(BatchLoader& loader,
                                                const std::vector<std::vector<int32_t>>& plan,
                                                int64_t epoch) {
   loader.start(plan, epoch);
-  std::map<int32_t, std::vector<float>> pixels;
+  std::map<int32_t, std::vector<uint8_t>> pixels;
   for (const std::vector<int32_t>& indices : plan) {
     const ImageBatch batch = loader.next();
     EXPECT_EQ(batch.count, static_cast<int64_t>(indices.size()));
-    EXPECT_EQ(batch.images.size(), indices.size() * kImageFloats);
+    EXPECT_EQ(batch.images.size(), indices.size() * kImageBytes);
     for (size_t j = 0; j < indices.size(); ++j) {
-      pixels[indices[j]].assign(batch.images.begin() + j * kImageFloats,
-                                batch.images.begin() + (j + 1) * kImageFloats);
+      pixels[indices[j]].assign(batch.images.begin() + j * kImageBytes,
+                                batch.images.begin() + (j + 1) * kImageBytes);
     }
   }
   return pixels;
+}
+
+int reduced_color_flag(int reduction) {
+  switch (reduction) {
+    case 2: return cv::IMREAD_REDUCED_COLOR_2;
+    case 4: return cv::IMREAD_REDUCED_COLOR_4;
+    case 8: return cv::IMREAD_REDUCED_COLOR_8;
+  }
+  return cv::IMREAD_COLOR;
+}
+
+// The whole image as OpenCV decodes it at 1/reduction.
+ReducedImage whole_decode(const std::string& path, int reduction) {
+  ReducedImage image;
+  image.bgr = cv::imread(path, reduced_color_flag(reduction));
+  const cv::Mat full = cv::imread(path, cv::IMREAD_COLOR);
+  image.original_width = full.cols;
+  image.original_height = full.rows;
+  image.reduction = reduction;
+  return image;
 }
 
 std::string user_error_from_next(BatchLoader& loader) {
@@ -149,7 +169,7 @@ TEST(BatchLoader, DeliversBatchesInPlanOrderWithTheirLabels) {
     const ImageBatch batch = loader.next();
     ASSERT_EQ(batch.count, static_cast<int64_t>(indices.size()));
     ASSERT_EQ(batch.labels.size(), indices.size());
-    EXPECT_EQ(batch.images.size(), indices.size() * kImageFloats);
+    EXPECT_EQ(batch.images.size(), indices.size() * kImageBytes);
     EXPECT_EQ(batch.skipped, 0);
     for (size_t j = 0; j < indices.size(); ++j) {
       EXPECT_EQ(batch.labels[j], folder.labels[indices[j]]) << "index " << indices[j];
@@ -164,14 +184,53 @@ TEST(BatchLoader, TrainOutputIsTheTransformOfTheDecodedFile) {
   const LoaderOptions options = small_options(2);
   BatchLoader loader(folder, options);
   const int64_t epoch = 4;
-  const std::map<int32_t, std::vector<float>> pixels = run_plan(loader, {{6, 1, 10}}, epoch);
+  const std::map<int32_t, std::vector<uint8_t>> pixels = run_plan(loader, {{6, 1, 10}}, epoch);
   for (const auto& [index, got] : pixels) {
     const cv::Mat bgr = cv::imread(folder.files[index], cv::IMREAD_COLOR);
     const TrainAugmentation augmentation =
         draw_train_augmentation(bgr.cols, bgr.rows, options.seed, epoch, index, true);
-    std::vector<float> expected(kImageFloats);
-    train_transform(bgr, augmentation.crop, augmentation.flip, kImageSize, expected.data());
+    const int reduction = train_reduction(augmentation.crop, kImageSize);
+    std::vector<uint8_t> expected(kImageBytes);
+    train_transform(whole_decode(folder.files[index], reduction), augmentation.crop, augmentation.flip, kImageSize,
+                    expected.data());
     EXPECT_EQ(got, expected) << "index " << index;
+  }
+}
+
+// Images of 120 to 400 pixels a side at output size 32: crops of 64 pixels or more decode at 1/2,
+// of 128 at 1/4, of 256 at 1/8. The crop is drawn from the full size; only the decode is reduced.
+TEST(BatchLoader, TrainOutputIsTheTransformOfTheDecodeReducedAsTheCropAllows) {
+  const fs::path root = test_folder();
+  SyntheticImageNetSpec spec;
+  spec.classes = 2;
+  spec.train_images_per_class = 8;
+  spec.val_images_per_class = 1;
+  spec.min_side = 120;
+  spec.max_side = 400;
+  write_synthetic_imagenet(root.string(), spec);
+  const ImageFolder folder =
+      scan_image_folder((root / "train").string(), read_class_index((root / kClassIndexFileName).string()));
+  LoaderOptions options = small_options(2);
+  for (const bool reduced : {true, false}) {
+    options.reduced_decode = reduced;
+    BatchLoader loader(folder, options);
+    const int64_t epoch = 1;
+    const std::map<int32_t, std::vector<uint8_t>> pixels = run_plan(loader, {all_indices(folder)}, epoch);
+    std::map<int, int> reductions;
+    for (const auto& [index, got] : pixels) {
+      const cv::Mat full = cv::imread(folder.files[index], cv::IMREAD_COLOR);
+      const TrainAugmentation augmentation =
+          draw_train_augmentation(full.cols, full.rows, options.seed, epoch, index, true);
+      const int reduction = reduced ? train_reduction(augmentation.crop, kImageSize) : 1;
+      ++reductions[reduction];
+      std::vector<uint8_t> expected(kImageBytes);
+      train_transform(whole_decode(folder.files[index], reduction), augmentation.crop, augmentation.flip, kImageSize,
+                      expected.data());
+      EXPECT_EQ(got, expected) << "index " << index << ", reduction " << reduction;
+    }
+    if (reduced) {
+      EXPECT_GE(reductions.size(), 2u) << "the plan should meet more than one reduction";
+    }
   }
 }
 
@@ -180,12 +239,12 @@ TEST(BatchLoader, EvalOutputIsTheEvalTransformWhateverTheEpoch) {
   LoaderOptions options = small_options(2);
   options.train = false;
   BatchLoader loader(folder, options);
-  const std::map<int32_t, std::vector<float>> epoch0 = run_plan(loader, {{0, 4}, {9}}, 0);
-  const std::map<int32_t, std::vector<float>> epoch5 = run_plan(loader, {{9, 0, 4}}, 5);
+  const std::map<int32_t, std::vector<uint8_t>> epoch0 = run_plan(loader, {{0, 4}, {9}}, 0);
+  const std::map<int32_t, std::vector<uint8_t>> epoch5 = run_plan(loader, {{9, 0, 4}}, 5);
   EXPECT_EQ(epoch0, epoch5);
   for (const auto& [index, got] : epoch0) {
     const cv::Mat bgr = cv::imread(folder.files[index], cv::IMREAD_COLOR);
-    std::vector<float> expected(kImageFloats);
+    std::vector<uint8_t> expected(kImageBytes);
     eval_transform(bgr, options.eval_resize, kImageSize, expected.data());
     EXPECT_EQ(got, expected) << "index " << index;
   }
@@ -350,11 +409,11 @@ TEST(BatchLoader, SkipPolicyZeroesAndCountsBadImages) {
   EXPECT_EQ(first.skipped, 2);
   EXPECT_THAT(first.labels, ElementsAre(damaged.folder.labels[0], -1, -1, damaged.folder.labels[2]));
   for (const int slot : {1, 2}) {
-    const auto begin = first.images.begin() + slot * kImageFloats;
-    EXPECT_TRUE(std::all_of(begin, begin + kImageFloats, [](float v) { return v == 0.0f; }));
+    const auto begin = first.images.begin() + slot * kImageBytes;
+    EXPECT_TRUE(std::all_of(begin, begin + kImageBytes, [](uint8_t v) { return v == 0; }));
   }
   const auto good = first.images.begin();
-  EXPECT_FALSE(std::all_of(good, good + kImageFloats, [](float v) { return v == 0.0f; }));
+  EXPECT_FALSE(std::all_of(good, good + kImageBytes, [](uint8_t v) { return v == 0; }));
 
   EXPECT_EQ(loader.next().skipped, 1);
   EXPECT_EQ(loader.next().skipped, 0);
@@ -392,10 +451,10 @@ TEST(BatchLoader, NextIntoWritesTheBatchIntoTheCallersMemory) {
   loader.start(plan, 3);
   for (const std::vector<int32_t>& indices : plan) {
     const ImageBatch expected = reference.next();
-    std::vector<float> images;
+    std::vector<uint8_t> images;
     const ImageBatch got = loader.next_into([&](int64_t count) {
       EXPECT_EQ(count, static_cast<int64_t>(indices.size()));
-      images.assign(static_cast<size_t>(count * kImageFloats), 1.0f);  // not zeros: skipped slots too are written
+      images.assign(static_cast<size_t>(count * kImageBytes), 1);  // not zeros: skipped slots too are written
       return images.data();
     });
     EXPECT_TRUE(got.images.empty());

@@ -159,6 +159,8 @@ TEST_F(ResNet50Cli, BenchInferenceChannelsLastAndTheLoader) {
                              " --set num_classes=1000");
   ASSERT_EQ(loader.exit_code, 0) << loader.err;
   EXPECT_THAT(loader.out, HasSubstr("loader"));
+  EXPECT_THAT(loader.out, HasSubstr("loader at batch 4: 2 decode threads per rank"));
+  EXPECT_THAT(loader.out, HasSubstr("images/s per loader thread"));
 
   expect_user_error("bench --workload resnet50 --config mini --loader --batch-sizes 4", "--loader needs JPEG data");
   expect_user_error("bench --workload resnet50 --config mini --inference --loader", "exclude each other");

@@ -17,9 +17,10 @@ namespace mlh::common {
 class LoaderBenchStep final : public BenchStep {
  public:
   // start(plan, epoch) hands a loader its plan; take_batch() waits for and consumes its next batch.
+  // threads: the loader's decode threads (0: not reported).
   using Start = std::function<void(std::vector<std::vector<int32_t>> plan, int64_t epoch)>;
-  LoaderBenchStep(int64_t batch, int64_t count, Start start, std::function<void()> take_batch)
-      : batch_(batch), count_(count), start_(std::move(start)), take_batch_(std::move(take_batch)) {
+  LoaderBenchStep(int64_t batch, int64_t count, Start start, std::function<void()> take_batch, int threads = 0)
+      : batch_(batch), count_(count), threads_(threads), start_(std::move(start)), take_batch_(std::move(take_batch)) {
     start_pass();
   }
   void run() override {
@@ -30,6 +31,7 @@ class LoaderBenchStep final : public BenchStep {
   int64_t samples_per_step() const override { return batch_; }
   std::string sample_unit() const override { return "images"; }
   std::string memory_format_used() const override { return "nchw"; }
+  int loader_threads() const override { return threads_; }
 
  private:
   static constexpr int64_t kBatchesPerPass = 64;
@@ -39,6 +41,7 @@ class LoaderBenchStep final : public BenchStep {
     next_ = 0;
   }
   int64_t batch_, count_;
+  int threads_;
   Start start_;
   std::function<void()> take_batch_;
   int64_t pass_ = 0, next_ = 0;

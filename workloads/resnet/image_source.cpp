@@ -7,6 +7,7 @@
 
 #include "base/user_error.h"
 #include "datasets/counter_random.h"
+#include "datasets/imagenet/normalize.h"
 
 namespace mlh::resnet {
 
@@ -74,13 +75,17 @@ HostBatch JpegFolderSource::next() {
   // The loader stacks the images straight into the tensor (it reuses its own per-image buffers).
   torch::Tensor images;
   const imagenet::ImageBatch batch = loader_->next_into([&](int64_t count) {
-    images = torch::empty({count, 3, image_size_, image_size_}, staging(torch::kFloat));
-    return images.data_ptr<float>();
+    images = torch::empty({count, image_size_, image_size_, 3}, staging(torch::kByte));
+    return images.data_ptr<uint8_t>();
   });
   torch::Tensor labels = torch::empty({batch.count}, staging(torch::kLong));
   std::memcpy(labels.data_ptr<int64_t>(), batch.labels.data(), batch.labels.size() * sizeof(int64_t));
   if (label_offset_ != 0) labels.add_(labels.ge(0).to(torch::kLong) * label_offset_);
   return {images, labels};
+}
+
+torch::Tensor JpegFolderSource::model_input(const torch::Tensor& images) const {
+  return imagenet::normalize_images(images);
 }
 
 }  // namespace mlh::resnet

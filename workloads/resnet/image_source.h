@@ -2,7 +2,8 @@
 // labelled images, read as a plan of batches (lists of sample indices) per epoch. Two sources:
 //   IdxImageSource     MNIST-family IDX files in memory; pad-crop and flip augmentation.
 //   JpegFolderSource   an ImageNet folder; decode and MLPerf augmentation in loader threads
-//                      (datasets/imagenet), prefetching while the model trains.
+//                      (datasets/imagenet), prefetching while the model trains; 8-bit batches,
+//                      normalised on the device (model_input).
 // Augmentation of a sample depends only on (seed, epoch, sample), never on rank or batch.
 #pragma once
 
@@ -20,8 +21,9 @@
 
 namespace mlh::resnet {
 
-// A batch on the host: images [n, C, H, W] float, labels [n] int64. A label of -1 marks a slot whose
-// image could not be decoded and was skipped (on_bad_image: skip); its pixels are zero.
+// A batch on the host: images as the source delivers them (ImageSource::model_input turns them into
+// the model's float [n, C, H, W] input), labels [n] int64. A label of -1 marks a slot whose image
+// could not be decoded and was skipped (on_bad_image: skip); its pixels are zero.
 struct HostBatch {
   torch::Tensor images;
   torch::Tensor labels;
@@ -36,6 +38,9 @@ class ImageSource {
   // Starts a pass over `batches` for `epoch` (replacing any unfinished one); next() returns them in order.
   virtual void start(std::vector<std::vector<int32_t>> batches, int64_t epoch) = 0;
   virtual HostBatch next() = 0;
+  // The model's input, float [n, C, H, W] (any strides), from a batch's images on any device, by
+  // tensor ops on that device (a slice of a batch's images, or those after index_select, too).
+  virtual torch::Tensor model_input(const torch::Tensor& images) const { return images; }
   virtual int64_t skipped_images() const { return 0; }
   // The device the batches go to: for a GPU they are built in pinned memory, so that the copy is
   // asynchronous (harness/device.h).
@@ -83,7 +88,9 @@ class JpegFolderSource final : public ImageSource {
   int64_t channels() const override { return 3; }
   int64_t image_size() const override { return image_size_; }
   void start(std::vector<std::vector<int32_t>> batches, int64_t epoch) override;
+  // images: uint8 [n, S, S, 3], RGB, HWC per image (pinned where staged for a GPU).
   HostBatch next() override;
+  torch::Tensor model_input(const torch::Tensor& images) const override;  // imagenet::normalize_images
   int64_t skipped_images() const override { return loader_->skipped_total(); }
   const imagenet::ImageFolder& folder() const { return *folder_; }
 

@@ -47,6 +47,7 @@ struct ResNetSettings : ComputeSettings, LabelSmoothingSettings {
   int64_t eval_resize = 256;
   int64_t loader_threads = 0;
   int64_t prefetch_batches = 3;
+  bool reduced_decode = true;
   imagenet::BadImagePolicy on_bad_image = imagenet::BadImagePolicy::kFail;
   int64_t synthetic_classes = 10;
   int64_t synthetic_train_images_per_class = 64;
@@ -92,6 +93,9 @@ struct ResNetSettings : ComputeSettings, LabelSmoothingSettings {
     c.bind("eval_resize", eval_resize, "JPEG sources: eval images are resized to this short side, then centre-cropped");
     c.bind("loader_threads", loader_threads, "JPEG sources: decode threads per rank (0 = the rank's cores)", at_least(0));
     c.bind("prefetch_batches", prefetch_batches, "JPEG sources: batches decoded ahead of the model", at_least(1));
+    c.bind("reduced_decode", reduced_decode,
+           "JPEG sources: decode at 1/2, 1/4 or 1/8 scale (libjpeg's DCT scaling) where the crop keeps image_size "
+           "pixels (eval: the short side eval_resize); the crop's geometry is unchanged");
     c.bind_choice("on_bad_image", on_bad_image, "a corrupt or truncated image: fail (exit 2, naming it) or skip (count it)",
                   Choices<imagenet::BadImagePolicy>{{"fail", imagenet::BadImagePolicy::kFail},
                                                     {"skip", imagenet::BadImagePolicy::kSkip}});
@@ -249,6 +253,7 @@ imagenet::LoaderOptions loader_options(const ResNetSettings& s, const World& wor
   options.eval_resize = static_cast<int>(s.eval_resize);
   options.train = train;
   options.random_flip = s.random_flip;
+  options.reduced_decode = s.reduced_decode;
   options.seed = seed;
   options.on_bad_image = s.on_bad_image;
   return options;
@@ -326,7 +331,7 @@ class ResNetWorkload final : public Workload {
       ResNetBatch batch{{}, global_count};
       for (const ShardedSampler::Slice& slice : shards) {
         const int64_t begin = slice.begin - shards.front().begin, n = slice.end - slice.begin;
-        auto [images, labels] = on_device(host.images.narrow(0, begin, n), host.labels.narrow(0, begin, n));
+        auto [images, labels] = on_device(*train_, host.images.narrow(0, begin, n), host.labels.narrow(0, begin, n));
         batch.shards.push_back({images, labels});
       }
       const torch::Tensor loss = trainer_->train_on(batch);
@@ -350,7 +355,7 @@ class ResNetWorkload final : public Workload {
     int64_t correct = 0;
     for (size_t b = 0; b < batches; ++b) {
       const HostBatch batch = eval_->next();
-      auto [images, labels] = on_device(batch.images, batch.labels);
+      auto [images, labels] = on_device(*eval_, batch.images, batch.labels);
       AutocastScope autocast(precision_, device_);
       correct += model->forward(images).argmax(1).eq(labels).sum().item<int64_t>();
     }
@@ -388,14 +393,16 @@ class ResNetWorkload final : public Workload {
     eval_ = std::move(eval);
   }
 
-  // The batch on the model's device and memory format, without the slots of skipped images.
-  std::pair<torch::Tensor, torch::Tensor> on_device(torch::Tensor images, torch::Tensor labels) const {
+  // The batch of `source` as the model's input on its device and memory format, without the slots of
+  // skipped images.
+  std::pair<torch::Tensor, torch::Tensor> on_device(const ImageSource& source, torch::Tensor images,
+                                                    torch::Tensor labels) const {
     if (train_->skipped_images() + eval_->skipped_images() > 0) {
       const torch::Tensor kept = labels.ge(0).nonzero().squeeze(1);
       images = images.index_select(0, kept);
       labels = labels.index_select(0, kept);
     }
-    images = images.to(device_, /*non_blocking=*/true).contiguous(memory_format(settings_.channels_last));
+    images = source.model_input(images.to(device_, /*non_blocking=*/true)).contiguous(memory_format(settings_.channels_last));
     return {images, labels.to(device_, /*non_blocking=*/true)};
   }
 
@@ -473,7 +480,7 @@ std::unique_ptr<BenchStep> make_loader_bench_step(const ResNetSettings& settings
   return std::make_unique<common::LoaderBenchStep>(
       spec.batch_size, source->size(),
       [source](std::vector<std::vector<int32_t>> plan, int64_t epoch) { source->start(std::move(plan), epoch); },
-      [source] { source->next(); });
+      [source] { source->next(); }, loader_options(settings, world, true, 1).threads);
 }
 
 std::unique_ptr<BenchStep> ResNetWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
