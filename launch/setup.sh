@@ -22,8 +22,8 @@ done
 
 packages=(g++ cmake make ccache pkg-config libtorch-dev libopenblas0-pthread libopenmpi-dev openmpi-bin
   libyaml-cpp-dev libboost-program-options-dev libprotobuf-dev protobuf-compiler libgtest-dev
-  libgmock-dev nlohmann-json3-dev zlib1g-dev libopencv-dev libsentencepiece-dev libicu-dev
-  dataset-fashion-mnist chromium python3-torch)
+  libgmock-dev nlohmann-json3-dev zlib1g-dev libopencv-dev libjpeg-dev libsentencepiece-dev libicu-dev
+  dataset-fashion-mnist chromium python3-torch python3-torchvision)
 [ "$cuda" = 1 ] && packages+=(python3-venv)
 
 missing=()
