@@ -187,4 +187,12 @@ torch::Tensor to_device(const torch::Tensor& host, const torch::Device& device) 
   return host.device() == device ? host : host.to(device, /*non_blocking=*/true);
 }
 
+torch::Tensor stage_to_device(const torch::Tensor& host, const torch::Device& device) {
+  if (host.device() == device) return host;
+  if (!device.is_cuda() || host.is_pinned()) return to_device(host, device);
+  torch::Tensor pinned = torch::empty(host.sizes(), host_staging_options(host.scalar_type(), device));
+  pinned.copy_(host);
+  return to_device(pinned, device);
+}
+
 }  // namespace mlh

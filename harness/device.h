@@ -91,4 +91,9 @@ torch::TensorOptions host_staging_options(torch::ScalarType dtype, const torch::
 // pinned memory; see host_staging_options).
 torch::Tensor to_device(const torch::Tensor& host, const torch::Device& device);
 
+// A CPU tensor in ordinary (pageable) memory on `device` without the host waiting: on a GPU it is
+// copied into pinned memory on the host, then asynchronously to the GPU (a blocking pageable copy
+// would wait for the GPU's queue); on the CPU it is `host` itself.
+torch::Tensor stage_to_device(const torch::Tensor& host, const torch::Device& device);
+
 }  // namespace mlh
