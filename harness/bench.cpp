@@ -7,6 +7,7 @@
 
 #include "base/user_error.h"
 #include "harness/device.h"
+#include "harness/libtorch_compat.h"
 
 namespace mlh {
 
@@ -24,6 +25,8 @@ BenchReport run_bench(Workload& workload, const std::string& workload_name, cons
   report.device_model = device_model(options.device);
   report.world_size = world.size();
   report.threads_per_rank = configure_threads(world, options.blas_threads, options.intra_op_threads);
+  const bool tf32_as_configured = libtorch::cuda_tf32_enabled();
+  const bool count_syncs = options.mode != BenchMode::kLoader && HostSyncCounter::can_count(options.device);
 
   for (const int64_t batch_size : options.batch_sizes) {
     if (batch_size < 1) throw UserError("bench batch sizes must be positive");
@@ -35,6 +38,8 @@ BenchReport run_bench(Workload& workload, const std::string& workload_name, cons
       spec.channels_last = options.channels_last;
       spec.data_root = options.data_root;
       spec.device = options.device;
+      libtorch::set_cuda_tf32(tf32_as_configured && parse_precision(precision, "bench precision") !=
+                                                        Precision::kFp32Strict);
       std::unique_ptr<BenchStep> step = workload.make_bench_step(spec, world);
       for (int64_t i = 0; i < options.warmup_steps; ++i) step->run();
       step->synchronize();
@@ -47,15 +52,21 @@ BenchReport run_bench(Workload& workload, const std::string& workload_name, cons
       result.memory_format = step->memory_format_used();
       result.device = step->device_used();
       result.unit = step->sample_unit();
+      HostSyncCounter syncs(options.device);
       for (int64_t r = 0; r < options.repeats; ++r) {
         world.comm().barrier();
         const auto start = std::chrono::steady_clock::now();
+        syncs.start();
         for (int64_t i = 0; i < options.timed_steps; ++i) step->run();
+        syncs.stop();
         step->synchronize();
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         result.window_rates.push_back(options.timed_steps * step->samples_per_step() / seconds);
       }
+      if (count_syncs)
+        result.host_syncs_per_step =
+            static_cast<double>(syncs.count()) / static_cast<double>(options.repeats * options.timed_steps);
       std::vector<double> sorted = result.window_rates;
       std::sort(sorted.begin(), sorted.end());
       const double median = sorted[sorted.size() / 2];
@@ -81,6 +92,7 @@ BenchReport run_bench(Workload& workload, const std::string& workload_name, cons
       report.cases.push_back(result);
     }
   }
+  libtorch::set_cuda_tf32(tf32_as_configured);
   return report;
 }
 
@@ -109,10 +121,18 @@ std::string format_bench_table(const BenchReport& report) {
                 report.threads_per_rank > 1 ? "s" : "", report.device_model.c_str());
   text += line;
   bool latencies = false;
-  for (const auto& c : report.cases) latencies = latencies || c.latency_p50_ms.has_value();
-  std::snprintf(line, sizeof line, "%-10s %-10s %-14s %-8s %7s %14s %14s", "mode", "precision", "layout",
+  bool syncs = false;
+  for (const auto& c : report.cases) {
+    latencies = latencies || c.latency_p50_ms.has_value();
+    syncs = syncs || c.host_syncs_per_step.has_value();
+  }
+  std::snprintf(line, sizeof line, "%-11s %-11s %-14s %-8s %7s %14s %14s", "mode", "precision", "layout",
                 "device", "batch", "per rank /s", "total /s");
   text += line;
+  if (syncs) {
+    std::snprintf(line, sizeof line, " %11s", "syncs/step");
+    text += line;
+  }
   if (latencies) {
     std::snprintf(line, sizeof line, "  %9s %9s %9s  %s", "p50 ms", "p90 ms", "p99 ms", "unit");
     text += line;
@@ -120,12 +140,20 @@ std::string format_bench_table(const BenchReport& report) {
   text += "\n";
   std::vector<std::string> meanings;
   for (const auto& c : report.cases) {
-    // A precision that falls back or is slow on this device is starred; the note follows the table.
-    const std::string precision = c.precision + (c.precision_note.empty() ? "" : "*");
-    std::snprintf(line, sizeof line, "%-10s %-10s %-14s %-8s %7lld %14.1f %14.1f", c.mode.c_str(),
+    // What ran: tf32 where fp32 used TF32 tensor cores. A precision that falls back or is slow on
+    // this device is starred; the note follows the table.
+    const std::string precision =
+        (uses_tf32(c.precision_used) ? "tf32" : c.precision) + (c.precision_note.empty() ? "" : "*");
+    std::snprintf(line, sizeof line, "%-11s %-11s %-14s %-8s %7lld %14.1f %14.1f", c.mode.c_str(),
                   precision.c_str(), c.memory_format.c_str(), c.device.c_str(),
                   static_cast<long long>(c.batch_size), c.per_rank_per_second, c.total_per_second);
     text += line;
+    if (c.host_syncs_per_step) {
+      std::snprintf(line, sizeof line, " %11.2f", *c.host_syncs_per_step);
+      text += line;
+    } else if (syncs) {
+      text += std::string(12, ' ');
+    }
     if (latencies && c.latency_p50_ms) {
       std::snprintf(line, sizeof line, "  %9.2f %9.2f %9.2f", *c.latency_p50_ms, *c.latency_p90_ms, *c.latency_p99_ms);
       text += line;
@@ -186,6 +214,7 @@ nlohmann::json bench_report_to_json(const BenchReport& report) {
       cases.back()["loader_threads_per_rank"] = c.loader_threads;
       cases.back()["per_loader_thread_per_second"] = c.per_loader_thread_per_second;
     }
+    if (c.host_syncs_per_step) cases.back()["host_syncs_per_step"] = *c.host_syncs_per_step;
     if (c.latency_p50_ms) {
       cases.back()["rank0_latency_ms"] = {
           {"p50", *c.latency_p50_ms}, {"p90", *c.latency_p90_ms}, {"p99", *c.latency_p99_ms}};

@@ -4,7 +4,10 @@
 // the case reports the median window. Under mpirun every rank runs the same case at the same time and
 // the table shows per-rank and total rates. An inference bench then times single batches, each waited
 // for alone, and reports their p50/p90/p99 latency beside the throughput. Results go through one record and two reporters
-// (console table, JSON), like google/benchmark's.
+// (console table, JSON), like google/benchmark's. On a GPU, bench also counts the host's waits on the
+// GPU in the timed steps (host_syncs_per_step; 0 is the goal of every training step), and each case
+// runs with TF32 as the engine set it, but fp32-strict without (describe_precision names tf32 where
+// fp32 used it).
 #pragma once
 
 #include <cstdint>
@@ -91,6 +94,9 @@ struct BenchCaseResult {
   std::vector<double> window_rates;      // rank 0's windows, per second
   int loader_threads = 0;                // loader mode: decode threads per rank (0: not reported)
   double per_loader_thread_per_second = 0;  // total_per_second / (ranks x loader_threads)
+  // Rank 0's host syncs (waits on the GPU) per timed step, counted by HostSyncCounter
+  // (harness/device.h); absent on the CPU and in builds that cannot count.
+  std::optional<double> host_syncs_per_step;
   // Inference only: rank 0's latency of one batch (a step waited for alone), in milliseconds, over
   // repeats x timed_steps steps after the timed windows; the nearest-rank percentiles.
   std::optional<double> latency_p50_ms, latency_p90_ms, latency_p99_ms;

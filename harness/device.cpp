@@ -11,9 +11,11 @@
 #ifdef MLH_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <c10/util/Exception.h>
 #endif
 
 #include "base/user_error.h"
+#include "harness/libtorch_compat.h"
 
 namespace mlh {
 
@@ -114,9 +116,55 @@ void configure_gpu_math(const GpuMath& math) {
   context.setBenchmarkCuDNN(math.cudnn_benchmark);
   context.setDeterministicCuDNN(math.cudnn_deterministic);
   context.setDeterministicAlgorithms(math.cudnn_deterministic, /*warn_only=*/true);
-  context.setAllowTF32CuBLAS(math.allow_tf32);
-  context.setAllowTF32CuDNN(math.allow_tf32);
+  libtorch::set_cuda_tf32(math.allow_tf32);
 }
+
+#ifdef MLH_WITH_CUDA
+// The message of c10::cuda::warn_or_error_on_sync (c10/cuda/CUDAFunctions.cpp).
+struct HostSyncCounter::Counting final : c10::WarningHandler {
+  void process(const c10::Warning& warning) override {
+    if (warning.msg().find("called a synchronizing CUDA operation") != std::string::npos)
+      ++count;
+    else if (previous != nullptr)
+      previous->process(warning);
+  }
+  c10::WarningHandler* previous = c10::WarningUtils::get_warning_handler();
+  int64_t count = 0;
+  c10::cuda::SyncDebugMode mode_before = c10::cuda::warning_state().get_sync_debug_mode();
+};
+
+bool HostSyncCounter::can_count(const torch::Device& device) { return device.is_cuda(); }
+
+HostSyncCounter::HostSyncCounter(const torch::Device& device) {
+  if (!can_count(device)) return;
+  counting_ = std::make_unique<Counting>();
+  c10::WarningUtils::set_warning_handler(counting_.get());
+}
+
+HostSyncCounter::~HostSyncCounter() {
+  if (!counting_) return;
+  stop();
+  c10::WarningUtils::set_warning_handler(counting_->previous);
+}
+
+void HostSyncCounter::start() {
+  if (counting_) c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_WARN);
+}
+
+void HostSyncCounter::stop() {
+  if (counting_) c10::cuda::warning_state().set_sync_debug_mode(counting_->mode_before);
+}
+
+int64_t HostSyncCounter::count() const { return counting_ ? counting_->count : 0; }
+#else
+struct HostSyncCounter::Counting {};
+bool HostSyncCounter::can_count(const torch::Device&) { return false; }
+HostSyncCounter::HostSyncCounter(const torch::Device&) {}
+HostSyncCounter::~HostSyncCounter() = default;
+void HostSyncCounter::start() {}
+void HostSyncCounter::stop() {}
+int64_t HostSyncCounter::count() const { return 0; }
+#endif
 
 void synchronize_device(const torch::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize(device.index());
@@ -137,6 +185,14 @@ torch::TensorOptions host_staging_options(torch::ScalarType dtype, const torch::
 
 torch::Tensor to_device(const torch::Tensor& host, const torch::Device& device) {
   return host.device() == device ? host : host.to(device, /*non_blocking=*/true);
+}
+
+torch::Tensor stage_to_device(const torch::Tensor& host, const torch::Device& device) {
+  if (host.device() == device) return host;
+  if (!device.is_cuda() || host.is_pinned()) return to_device(host, device);
+  torch::Tensor pinned = torch::empty(host.sizes(), host_staging_options(host.scalar_type(), device));
+  pinned.copy_(host);
+  return to_device(pinned, device);
 }
 
 }  // namespace mlh

@@ -4,6 +4,8 @@
 // the device in RunContext / BenchSpec; the engine and bench synchronise it before reading a clock.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,14 +41,37 @@ torch::Device rank_device(const World& world, const std::string& requested = "au
 
 // How GPUs do their arithmetic (the engine's settings cudnn_benchmark, cudnn_deterministic,
 // allow_tf32): cuDNN's autotuner, deterministic algorithms only (with a warning where an op has
-// none), and TF32 tensor cores for fp32 matrix products and convolutions (Ampere and newer).
-// Process-wide; set before the model runs. Inert on the CPU.
+// none), and TF32 tensor cores for fp32 matrix products, convolutions and RNNs (Ampere and newer;
+// through libtorch_compat.h's set_cuda_tf32, which uses LibTorch 2.11's fp32 precision setting).
+// Process-wide; set before the model runs. Inert on the CPU. `precision fp32-strict` turns TF32
+// off afterwards (apply_precision_to_gpu_math, harness/mixed_precision.h).
 struct GpuMath {
   bool cudnn_benchmark = true;
   bool cudnn_deterministic = false;
   bool allow_tf32 = true;
 };
 void configure_gpu_math(const GpuMath& math);
+
+// Counts the host's waits on a GPU between start() and stop(): LibTorch's CUDA sync debug mode in
+// "warn" makes every synchronizing call (a tensor read like .item(), a blocking copy, a stream
+// synchronize) emit a warning, which the counter's warning handler counts and drops; other warnings
+// pass on. Counts the thread that constructed it (the autograd engine replays its threads' warnings
+// there when backward ends). Can count only in a CUDA build on a CUDA device (can_count).
+class HostSyncCounter {
+ public:
+  static bool can_count(const torch::Device& device);
+  explicit HostSyncCounter(const torch::Device& device);
+  ~HostSyncCounter();
+  HostSyncCounter(const HostSyncCounter&) = delete;
+  HostSyncCounter& operator=(const HostSyncCounter&) = delete;
+  void start();
+  void stop();
+  int64_t count() const;
+
+ private:
+  struct Counting;
+  std::unique_ptr<Counting> counting_;  // null when it cannot count
+};
 
 // Waits for the device's queued work (a no-op on the CPU).
 void synchronize_device(const torch::Device& device);
@@ -65,5 +90,10 @@ torch::TensorOptions host_staging_options(torch::ScalarType dtype, const torch::
 // `host` on `device`: the same tensor when it is already there, else an asynchronous copy (from
 // pinned memory; see host_staging_options).
 torch::Tensor to_device(const torch::Tensor& host, const torch::Device& device);
+
+// A CPU tensor in ordinary (pageable) memory on `device` without the host waiting: on a GPU it is
+// copied into pinned memory on the host, then asynchronously to the GPU (a blocking pageable copy
+// would wait for the GPU's queue); on the CPU it is `host` itself.
+torch::Tensor stage_to_device(const torch::Tensor& host, const torch::Device& device);
 
 }  // namespace mlh

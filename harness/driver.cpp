@@ -250,6 +250,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     logger.event(keys::kTrainSamples, info.train_samples);
     logger.event(keys::kEvalSamples, info.eval_samples);
     logger.event(keys::kModelParameterCount, info.parameter_count);
+    apply_precision_to_gpu_math(info.precision);
     const std::string precision = describe_precision(info.precision, device);
     const std::string precision_warning = precision_note(info.precision, precision_hardware(device));
     logger.event(keys::kPrecision, precision);

@@ -5,7 +5,9 @@
 //           1 otherwise
 //   v = momentum * v + g + wd * w          w -= learning_rate * factor * trust * v
 // ResNet's groups: conv and FC weights (decayed, adapted), the FC bias (decayed only), batch norm
-// (neither).
+// (neither). On the CPU the trust ratio is computed on the host in double; on a GPU, or when a step
+// is given found_inf, on the device (lars_trust_ratio, the same double arithmetic) so that a step
+// reads nothing back, and the update takes the ratio as a tensor.
 #pragma once
 
 #include <memory>
@@ -21,6 +23,11 @@ struct LarsOptions {
   double eta = 0.001;      // the trust coefficient (TF's eeta)
   double epsilon = 0.0;    // MLPerf v0.7 rules fix it at 0
 };
+
+// The trust ratio of a lars_adapted parameter from its norms (0-dim tensors on any device, any
+// floating type): eta * |w| / (|g| + wd * |w| + epsilon) in double, 1 when either norm is 0.
+torch::Tensor lars_trust_ratio(const torch::Tensor& weight_norm, const torch::Tensor& grad_norm, double weight_decay,
+                               const LarsOptions& options);
 
 std::unique_ptr<Optimizer> make_lars(std::vector<ParameterGroup> groups, LarsOptions options);
 

@@ -13,27 +13,55 @@
 namespace mlh {
 
 const std::vector<std::pair<std::string, Precision>>& precision_names() {
-  static const std::vector<std::pair<std::string, Precision>> names = {
-      {"fp32", Precision::kFp32}, {"amp", Precision::kAmp}, {"bf16", Precision::kBf16}};
+  static const std::vector<std::pair<std::string, Precision>> names = {{"fp32", Precision::kFp32},
+                                                                       {"fp32-strict", Precision::kFp32Strict},
+                                                                       {"amp", Precision::kAmp},
+                                                                       {"bf16", Precision::kBf16}};
   return names;
 }
 
 Precision parse_precision(const std::string& name, const std::string& what) {
   for (const auto& [known, precision] : precision_names())
     if (name == known) return precision;
-  throw UserError(what + " is '" + name + "'; expected fp32, amp or bf16");
+  throw UserError(what + " is '" + name + "'; expected fp32, fp32-strict, amp or bf16");
+}
+
+bool is_fp32(Precision precision) { return precision == Precision::kFp32 || precision == Precision::kFp32Strict; }
+
+std::string describe_precision(Precision precision, const PrecisionHardware& hardware) {
+  switch (precision) {
+    case Precision::kFp32:
+      return hardware.cuda && hardware.cuda_capability >= 80 && hardware.tf32_enabled
+                 ? "tf32 (fp32 with TF32 tensor-core matrix products and convolutions)"
+                 : "fp32";
+    case Precision::kFp32Strict: return "fp32";
+    case Precision::kBf16: return "bf16 (bf16 autocast)";
+    case Precision::kAmp: return hardware.cuda ? "amp (fp16 autocast + loss scaling)" : "amp (bf16 autocast)";
+  }
+  return "?";
 }
 
 std::string describe_precision(Precision precision, const torch::Device& device) {
-  if (precision == Precision::kFp32) return "fp32";
-  if (precision == Precision::kBf16) return "bf16 (bf16 autocast)";
-  return device.is_cuda() ? "amp (fp16 autocast + loss scaling)" : "amp (bf16 autocast)";
+  PrecisionHardware hardware;
+  hardware.cuda = device.is_cuda();
+  if (hardware.cuda && precision == Precision::kFp32) {  // the one label that asks the GPU
+    hardware.cuda_capability = cuda_compute_capability(device);
+    hardware.tf32_enabled = libtorch::cuda_tf32_enabled();
+  }
+  return describe_precision(precision, hardware);
+}
+
+bool uses_tf32(const std::string& precision_used) { return precision_used.rfind("tf32", 0) == 0; }
+
+void apply_precision_to_gpu_math(Precision precision) {
+  if (precision == Precision::kFp32Strict) libtorch::set_cuda_tf32(false);
 }
 
 PrecisionHardware precision_hardware(const torch::Device& device) {
   PrecisionHardware hardware;
   hardware.cuda = device.is_cuda();
   hardware.cuda_capability = cuda_compute_capability(device);
+  hardware.tf32_enabled = hardware.cuda && libtorch::cuda_tf32_enabled();
   hardware.device_model = device_model(device);
   hardware.libtorch_version = libtorch::version();
   std::ifstream cpuinfo("/proc/cpuinfo");
@@ -56,7 +84,7 @@ PrecisionHardware precision_hardware(const torch::Device& device) {
 }
 
 std::string precision_note(Precision precision, const PrecisionHardware& hardware) {
-  if (precision == Precision::kFp32) return "";
+  if (is_fp32(precision)) return "";
   const std::string asked = precision == Precision::kAmp ? "amp" : "bf16";
   if (hardware.cuda) {
     const std::string gpu = hardware.device_model + " (sm_" + std::to_string(hardware.cuda_capability) + ")";
@@ -86,7 +114,7 @@ std::string precision_note(Precision precision, const PrecisionHardware& hardwar
 }
 
 AutocastScope::AutocastScope(Precision precision, const torch::Device& device) {
-  if (precision == Precision::kFp32) return;
+  if (is_fp32(precision)) return;
   active_ = true;
   cuda_ = device.is_cuda();
   was_enabled_ = libtorch::autocast_enabled(cuda_);
@@ -109,87 +137,79 @@ bool DynamicLossScaler::needed(Precision precision, const torch::Device& device)
 }
 
 DynamicLossScaler::DynamicLossScaler(bool enabled, Options options, torch::Device device)
-    : enabled_(enabled), fused_(enabled && device.is_cuda()), options_(options), scale_(options.initial_scale) {
+    : enabled_(enabled), fused_(enabled && device.is_cuda()), options_(options) {
   MLH_ASSERT(options_.initial_scale > 0 && options_.growth_factor >= 1 && options_.backoff_factor > 0 &&
              options_.backoff_factor < 1 && options_.growth_interval >= 1);
-  if (fused_) {
-    const auto on_device = torch::TensorOptions(torch::kFloat).device(device);
-    scale_tensor_ = torch::full({1}, options_.initial_scale, on_device);
-    growth_tracker_ = torch::zeros({1}, on_device.dtype(torch::kInt));
-    found_inf_ = torch::zeros({1}, on_device);
-  }
+  if (!enabled_) return;
+  const auto on_device = torch::TensorOptions(torch::kFloat).device(device);
+  scale_ = torch::full({1}, options_.initial_scale, on_device);
+  growth_tracker_ = torch::zeros({1}, on_device.dtype(torch::kInt));
+  found_inf_ = torch::zeros({1}, on_device);
+  skipped_steps_ = torch::zeros({1}, on_device.dtype(torch::kDouble));
 }
 
-double DynamicLossScaler::scale() const { return fused_ ? scale_tensor_.item<double>() : scale_; }
+double DynamicLossScaler::scale() const { return enabled_ ? scale_.item<double>() : 1.0; }
+
+int64_t DynamicLossScaler::skipped_steps() const {
+  return enabled_ ? static_cast<int64_t>(skipped_steps_.item<double>()) : 0;
+}
 
 torch::Tensor DynamicLossScaler::scale_loss(const torch::Tensor& loss) const {
-  if (!enabled_) return loss;
-  return fused_ ? loss * scale_tensor_.squeeze() : loss * scale_;
+  return enabled_ ? loss * scale_.squeeze() : loss;
 }
 
-bool DynamicLossScaler::unscale_gradients(const std::vector<torch::Tensor>& parameters) {
-  if (!enabled_) return true;
-  if (fused_) {
-    std::vector<torch::Tensor> grads;
-    for (const auto& p : parameters)
-      if (p.grad().defined()) grads.push_back(p.grad());
-    found_inf_.zero_();
-    at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, scale_tensor_.reciprocal());
-    return found_inf_.item<float>() == 0.0f;  // the step's one device-to-host read
-  }
-  torch::Tensor non_finite;
-  const double inverse = 1.0 / scale_;
-  for (const auto& p : parameters) {
-    torch::Tensor grad = p.grad();
-    if (!grad.defined()) continue;
-    grad.mul_(inverse);
-    torch::Tensor bad = grad.isfinite().logical_not().any();
-    non_finite = non_finite.defined() ? non_finite.logical_or(bad) : bad;
-  }
-  return !non_finite.defined() || !non_finite.item<bool>();
-}
-
-void DynamicLossScaler::update(bool gradients_finite) {
+void DynamicLossScaler::unscale_gradients(const std::vector<torch::Tensor>& parameters) {
   if (!enabled_) return;
-  if (!gradients_finite) ++skipped_steps_;
+  std::vector<torch::Tensor> grads;
+  for (const auto& p : parameters)
+    if (p.grad().defined()) grads.push_back(p.grad());
+  found_inf_.zero_();
+  if (grads.empty()) return;  // LibTorch's fused kernel rejects an empty list
+  const torch::Tensor inverse_scale = scale_.reciprocal();
   if (fused_) {
-    at::_amp_update_scale_(scale_tensor_, growth_tracker_, found_inf_, options_.growth_factor,
-                           options_.backoff_factor, options_.growth_interval);
+    at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, inverse_scale);
     return;
   }
-  if (!gradients_finite) {
-    scale_ *= options_.backoff_factor;
-    finite_in_a_row_ = 0;
+  torch::Tensor non_finite = torch::zeros({1}, found_inf_.options().dtype(torch::kBool));
+  for (torch::Tensor& grad : grads) {
+    grad.mul_(inverse_scale);
+    non_finite.logical_or_(grad.isfinite().logical_not().any());
+  }
+  found_inf_.copy_(non_finite);
+}
+
+void DynamicLossScaler::update() {
+  if (!enabled_) return;
+  skipped_steps_.add_(found_inf_);
+  if (fused_) {
+    at::_amp_update_scale_(scale_, growth_tracker_, found_inf_, options_.growth_factor, options_.backoff_factor,
+                           options_.growth_interval);
     return;
   }
-  if (++finite_in_a_row_ >= options_.growth_interval) {
-    scale_ *= options_.growth_factor;
-    finite_in_a_row_ = 0;
-  }
+  // _amp_update_scale_'s arithmetic: back off and restart the count on inf or NaN; otherwise count,
+  // and grow (when the grown scale is finite) and restart at growth_interval.
+  const torch::Tensor found = found_inf_.gt(0);
+  const torch::Tensor counted = growth_tracker_ + 1;
+  const torch::Tensor grown = scale_ * options_.growth_factor;
+  const torch::Tensor grow = counted.ge(options_.growth_interval);
+  scale_.copy_(torch::where(found, scale_ * options_.backoff_factor,
+                            torch::where(grow.logical_and(grown.isfinite()), grown, scale_)));
+  growth_tracker_.copy_(torch::where(found.logical_or(grow), torch::zeros_like(counted), counted));
 }
 
 void DynamicLossScaler::save_state(TrainingState& state, const std::string& prefix) const {
-  state.put_int(prefix + "/skipped_steps", skipped_steps_);
+  state.put_int(prefix + "/skipped_steps", skipped_steps());
   if (!enabled_) return;
-  if (fused_) {
-    state.put(prefix + "/scale", scale_tensor_);
-    state.put(prefix + "/growth_tracker", growth_tracker_);
-  } else {
-    state.put_double(prefix + "/scale", scale_);
-    state.put_int(prefix + "/finite_in_a_row", finite_in_a_row_);
-  }
+  state.put(prefix + "/scale", scale_);
+  state.put(prefix + "/growth_tracker", growth_tracker_);
 }
 
 void DynamicLossScaler::load_state(const TrainingState& state, const std::string& prefix) {
-  skipped_steps_ = state.get_int(prefix + "/skipped_steps");
+  const int64_t skipped = state.get_int(prefix + "/skipped_steps");
   if (!enabled_) return;
-  if (fused_) {
-    state.copy_into(prefix + "/scale", scale_tensor_);
-    state.copy_into(prefix + "/growth_tracker", growth_tracker_);
-  } else {
-    scale_ = state.get_double(prefix + "/scale");
-    finite_in_a_row_ = state.get_int(prefix + "/finite_in_a_row");
-  }
+  skipped_steps_.fill_(static_cast<double>(skipped));
+  state.copy_into(prefix + "/scale", scale_);
+  state.copy_into(prefix + "/growth_tracker", growth_tracker_);
 }
 
 }  // namespace mlh

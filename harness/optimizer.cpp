@@ -1,8 +1,12 @@
 #include "harness/optimizer.h"
 
+#include <array>
+#include <map>
+
 #include <torch/torch.h>
 
 #include "base/user_error.h"
+#include "harness/libtorch_compat.h"
 
 namespace mlh {
 
@@ -15,8 +19,16 @@ class Sgd final : public Optimizer {
     MLH_ASSERT(options.momentum >= 0 && (!options.nesterov || options.momentum > 0));
     for (const ParameterGroup& group : groups_) velocity_.emplace_back(group.parameters.size());
   }
-  void step() override {
+  void step(const torch::Tensor& found_inf) override {
     torch::NoGradGuard no_grad;
+#if MLH_LIBTORCH_HAS_FUSED_SGD
+    if (on_cuda()) {
+      fused_step(found_inf);
+      return;
+    }
+#endif
+    // The CPU: reading found_inf waits for nothing.
+    if (found_inf.defined() && found_inf.item<float>() != 0) return;
     for (size_t k = 0; k < groups_.size(); ++k) {
       ParameterGroup& group = groups_[k];
       const double rate = options_.learning_rate * group.learning_rate_factor;
@@ -60,6 +72,34 @@ class Sgd final : public Optimizer {
   }
 
  private:
+  bool on_cuda() const {
+    for (const ParameterGroup& group : groups_)
+      if (!group.parameters.empty()) return group.parameters.front().is_cuda();
+    return false;
+  }
+#if MLH_LIBTORCH_HAS_FUSED_SGD
+  // One fused call per group and dtype over the parameters that have a gradient.
+  void fused_step(const torch::Tensor& found_inf) {
+    for (size_t k = 0; k < groups_.size(); ++k) {
+      const ParameterGroup& group = groups_[k];
+      std::map<torch::ScalarType, std::array<std::vector<torch::Tensor>, 3>> by_dtype;
+      for (size_t i = 0; i < group.parameters.size(); ++i) {
+        const torch::Tensor& w = group.parameters[i];
+        if (!w.grad().defined()) continue;
+        auto& lists = by_dtype[w.scalar_type()];
+        lists[0].push_back(w);
+        lists[1].push_back(w.grad());
+        if (options_.momentum == 0) continue;
+        torch::Tensor& v = velocity_[k][i];
+        if (!v.defined()) v = torch::zeros_like(w);  // keeps w's strides, as the fused kernel needs
+        lists[2].push_back(v);
+      }
+      for (const auto& [dtype, lists] : by_dtype)
+        libtorch::fused_sgd_(lists[0], lists[1], lists[2], group.weight_decay, options_.momentum,
+                             options_.learning_rate * group.learning_rate_factor, options_.nesterov, found_inf);
+    }
+  }
+#endif
   static std::string velocity_name(const std::string& prefix, size_t group, size_t index) {
     return prefix + "/velocity/" + std::to_string(group) + "." + std::to_string(index);
   }

@@ -26,8 +26,11 @@ struct ParameterGroup {
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
-  // One update of every parameter that has a gradient.
-  virtual void step() = 0;
+  // One update of every parameter that has a gradient. With `found_inf` (a float [1] tensor on the
+  // parameters' device, DynamicLossScaler::found_inf) nonzero, nothing changes: not the parameters,
+  // not the state. On a GPU the optimizer decides that on the device, without reading found_inf back.
+  virtual void step(const torch::Tensor& found_inf) = 0;
+  void step() { step(torch::Tensor()); }
   // The base rate; each group steps at this times its learning_rate_factor.
   virtual void set_learning_rate(double learning_rate) = 0;
   virtual double learning_rate() const = 0;
@@ -40,7 +43,9 @@ class Optimizer {
 };
 
 // torch.optim.SGD's arithmetic, op for op as LibTorch's SGD: d = g + wd * w; v = momentum * v + d
-// (v = d on a parameter's first step); w -= lr * (Nesterov ? d + momentum * v : v).
+// (v = d on a parameter's first step); w -= lr * (Nesterov ? d + momentum * v : v). On CUDA each
+// group's tensors take one fused update (torch.optim.SGD(fused=True), libtorch_compat.h), whose
+// velocity starts at zero (momentum * 0 + d is d); on the CPU one tensor at a time.
 struct SgdOptions {
   double learning_rate = 0.1;
   double momentum = 0;

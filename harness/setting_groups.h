@@ -19,7 +19,7 @@ struct ComputeSettings {
 
   void bind(ConfigMap& c) {
     c.bind_choice("precision", precision,
-                  "amp: fp16 autocast + loss scaling on CUDA, bf16 autocast on CPU; bf16: bf16 autocast on either", precision_names());
+                  "fp32 (TF32 on Ampere and newer GPUs while allow_tf32 is on); fp32-strict: fp32 with TF32 off; amp: fp16 autocast + loss scaling on CUDA, bf16 autocast on CPU; bf16: bf16 autocast on either", precision_names());
   }
 };
 

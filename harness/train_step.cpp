@@ -40,12 +40,10 @@ torch::Tensor TrainStep::run(int64_t local_shards, double loss_divisor, const Sh
   }
   if (local_shards > 1) shard_sum_.store_sum();
   reducer_.allreduce_sum();
-  const bool finite = loss_scaler_.unscale_gradients(parameters_);
-  if (finite) {
-    if (options_.gradient_clip_norm > 0) torch::nn::utils::clip_grad_norm_(parameters_, options_.gradient_clip_norm);
-    optimizer_->step();
-  }
-  loss_scaler_.update(finite);
+  loss_scaler_.unscale_gradients(parameters_);
+  if (options_.gradient_clip_norm > 0) clip_gradient_norm(parameters_, options_.gradient_clip_norm);
+  optimizer_->step(loss_scaler_.found_inf());
+  loss_scaler_.update();
   if (!total.defined()) total = torch::zeros({}, torch::TensorOptions(torch::kDouble).device(options_.device));
   loss_sum_ = loss_sum_.defined() ? loss_sum_ + total : total;
   return total;
@@ -76,6 +74,20 @@ void TrainStep::load_state(const TrainingState& state) {
   optimizer_->load_state(state, "optimizer");
   loss_scaler_.load_state(state, "loss_scaler");
   skipped_steps_taken_ = state.get_int("train_step/skipped_steps_taken");
+}
+
+torch::Tensor clip_gradient_norm(const std::vector<torch::Tensor>& parameters, double max_norm) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> grads;
+  for (const torch::Tensor& p : parameters)
+    if (p.grad().defined()) grads.push_back(p.grad());
+  if (grads.empty()) return torch::Tensor();
+  std::vector<torch::Tensor> norms;
+  for (const torch::Tensor& grad : grads) norms.push_back(grad.norm(2));
+  const torch::Tensor norm = norms.size() == 1 ? norms[0] : torch::stack(norms).norm(2);
+  const torch::Tensor factor = torch::clamp(max_norm / (norm + 1e-6), c10::nullopt, 1.0);
+  for (torch::Tensor& grad : grads) grad.mul_(factor);
+  return norm;
 }
 
 void save_training(TrainingState& state, const torch::nn::Module& model, const TrainStep& step,

@@ -5,9 +5,11 @@
 //      (it returns the shard's summed loss), and back-propagates loss * loss_scale / loss_divisor;
 //   3. sums the shards in a fixed pairwise order, then across ranks (harness/gradient_allreduce.h),
 //      so the gradient is the global batch's, bitwise alike on 1 or 2 CPU ranks;
-//   4. unscales; a step whose gradients are not all finite is skipped (fp16 loss scaling);
-//   5. clips the global gradient norm when asked, and lets the optimizer step.
-// The loss it returns and keeps stays where it was computed: no host sync and no collective per step.
+//   4. unscales; a step whose gradients are not all finite is skipped (fp16 loss scaling) by the
+//      optimizer on the device, told by the loss scaler's found_inf;
+//   5. clips the global gradient norm when asked (on the device), and lets the optimizer step.
+// The loss it returns and keeps stays where it was computed. Nothing in a step reads the device
+// back: no host sync and no collective per step beyond the gradients'.
 #pragma once
 
 #include <cstdint>
@@ -75,6 +77,11 @@ class TrainStep {
   torch::Tensor loss_sum_;  // double, on the device
   int64_t skipped_steps_taken_ = 0;
 };
+
+// clip_grad_norm_'s arithmetic (L2) without its read-back: the gradients of `parameters` are
+// multiplied by min(1, max_norm / (norm + 1e-6)), a tensor on their device, where norm is their
+// global L2 norm. Returns the norm (0-dim, on the device; undefined when no parameter has a gradient).
+torch::Tensor clip_gradient_norm(const std::vector<torch::Tensor>& parameters, double max_norm);
 
 // A trainer's part of a checkpoint: `model`'s parameters and buffers under "model/", the step's
 // optimizer and loss scaler, and the learning-rate schedule's step counter; load_training returns it.

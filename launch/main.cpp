@@ -110,7 +110,7 @@ po::options_description bench_options() {
   options.add_options()
       ("batch-sizes", po::value<std::string>(), "comma-separated batch sizes per rank (default: the config's)")
       ("batch-size", po::value<std::string>(), "same as --batch-sizes")
-      ("precision", po::value<std::string>()->default_value("fp32"), "comma-separated precisions")
+      ("precision", po::value<std::string>()->default_value("fp32"), "comma-separated precisions: fp32 (TF32 on Ampere and newer GPUs while allow_tf32 is on), fp32-strict (TF32 off), amp, bf16")
       ("inference", "time forward passes only")
       ("loader", "time the data loader alone (decode and augment), no model")
       ("channels-last", "image workloads: channels-last (NHWC) memory format")

@@ -1,6 +1,7 @@
 // `mlharness bench`'s runner and reporters on a counting step: how many steps each part runs, the
 // latency percentiles an inference bench adds, and where they show.
 #include "harness/bench.h"
+#include "harness/device.h"
 
 #include <cmath>
 
@@ -114,6 +115,59 @@ TEST(Bench, APrecisionSlowOnThisDeviceIsStarredWithItsNoteAndItsRateAgainstFp32)
   EXPECT_EQ(bench_report_to_json(report)["cases"][1]["precision_note"], "amp on the CPU is bf16 autocast");
   report.cases = {fp32};
   EXPECT_THAT(format_bench_table(report), Not(HasSubstr("*")));
+}
+
+// On a GPU each case carries its host syncs per step (a column, and a JSON key); fp32 that ran on
+// TF32 says tf32 in the table and in precision_used.
+TEST(Bench, GpuCasesShowTheirHostSyncsPerStepAndTf32) {
+  BenchReport report;
+  report.workload = "resnet50";
+  report.platform = "1xNVIDIA-H100";
+  report.device_model = "NVIDIA H100";
+  BenchCaseResult tf32;
+  tf32.batch_size = 256;
+  tf32.precision = "fp32";
+  tf32.precision_used = "tf32 (fp32 with TF32 tensor-core matrix products and convolutions)";
+  tf32.mode = "train";
+  tf32.memory_format = "channels_last";
+  tf32.device = "cuda:0";
+  tf32.unit = "images";
+  tf32.total_per_second = tf32.per_rank_per_second = 1200;
+  tf32.host_syncs_per_step = 0.0;
+  BenchCaseResult strict = tf32;
+  strict.precision = "fp32-strict";
+  strict.precision_used = "fp32";
+  strict.host_syncs_per_step = 1.5;
+  report.cases = {tf32, strict};
+  const std::string table = format_bench_table(report);
+  EXPECT_THAT(table, HasSubstr("syncs/step"));
+  EXPECT_THAT(table, HasSubstr("tf32 "));
+  EXPECT_THAT(table, HasSubstr("fp32-strict"));
+  EXPECT_THAT(table, HasSubstr("1.50"));
+  EXPECT_THAT(table, HasSubstr("fp32 = tf32 (fp32 with TF32"));
+  const nlohmann::json json = bench_report_to_json(report);
+  EXPECT_EQ(json["cases"][0]["host_syncs_per_step"], 0.0);
+  EXPECT_EQ(json["cases"][1]["host_syncs_per_step"], 1.5);
+  EXPECT_EQ(json["cases"][0]["precision_used"], tf32.precision_used);
+  // A CPU case cannot count: no column, no key.
+  BenchCaseResult cpu = tf32;
+  cpu.device = "cpu";
+  cpu.precision_used = "fp32";
+  cpu.host_syncs_per_step.reset();
+  report.cases = {cpu};
+  EXPECT_THAT(format_bench_table(report), Not(HasSubstr("syncs/step")));
+  EXPECT_FALSE(bench_report_to_json(report)["cases"][0].contains("host_syncs_per_step"));
+}
+
+// On the CPU there is no device to wait for and no sync debug mode: the count is left out.
+TEST(Bench, CpuCasesCarryNoSyncCount) {
+  EXPECT_FALSE(HostSyncCounter::can_count(torch::kCPU));
+  CountingWorkload workload;
+  BenchOptions options = options_for(BenchMode::kTrain);
+  options.precisions = {"fp32", "fp32-strict"};
+  const BenchReport report = run_bench(workload, "counting", World::single_process(), options, "box");
+  ASSERT_EQ(report.cases.size(), 2u);
+  for (const BenchCaseResult& c : report.cases) EXPECT_FALSE(c.host_syncs_per_step.has_value());
 }
 
 }  // namespace

@@ -106,5 +106,11 @@ TEST(HostStaging, PlainMemoryForTheCpu) {
   EXPECT_TRUE(to_device(host, torch::kCPU).is_same(host));
 }
 
+// On the CPU staging copies nothing: the tensor itself, so CPU runs see the same memory as before.
+TEST(HostStaging, StagingForTheCpuIsTheTensorItself) {
+  const torch::Tensor host = torch::arange(6, torch::kLong);
+  EXPECT_TRUE(stage_to_device(host, torch::kCPU).is_same(host));
+}
+
 }  // namespace
 }  // namespace mlh

@@ -6,6 +6,7 @@
 
 #include "harness/adam_kernel.h"
 #include "harness/fused_adam.h"
+#include "harness/training_state.h"
 
 namespace mlh {
 namespace {
@@ -71,6 +72,30 @@ TEST(FusedAdam, ParametersWithoutGradientsAreLeftAlone) {
   FusedAdam adam({ParameterGroup{{p}}}, AdamOptions{});
   adam.step();
   EXPECT_TRUE(torch::equal(p, torch::ones({4})));
+}
+
+// A channels-last parameter (a convolution in channels_last) gets channels-last moments: LibTorch's
+// fused CUDA kernel needs param, grad and moments with equal strides. Its gradient has its strides
+// too, and the update follows torch::optim::Adam on a contiguous copy.
+TEST(FusedAdam, ChannelsLastParametersGetMomentsWithTheirStrides) {
+  const torch::Tensor weight = torch::randn({8, 3, 5, 5}).contiguous(torch::MemoryFormat::ChannelsLast);
+  ASSERT_FALSE(weight.is_contiguous());
+  torch::Tensor p = weight.clone(torch::MemoryFormat::Preserve).requires_grad_(true);
+  FusedAdam adam({ParameterGroup{{p}}}, AdamOptions{});
+  EXPECT_EQ(adam.exp_avg(0, 0).strides(), p.strides());
+  EXPECT_EQ(adam.exp_avg_sq(0, 0).strides(), p.strides());
+  (p * torch::randn(p.sizes())).sum().backward();
+  EXPECT_EQ(p.grad().strides(), p.strides());
+  adam.step();
+  EXPECT_EQ(adam.exp_avg(0, 0).strides(), p.strides());
+  // A checkpoint's load copies into the moments and keeps their strides.
+  TrainingState state;
+  adam.save_state(state, "adam");
+  FusedAdam restored({ParameterGroup{{p}}}, AdamOptions{});
+  restored.load_state(state, "adam");
+  EXPECT_EQ(restored.exp_avg(0, 0).strides(), p.strides());
+  EXPECT_TRUE(torch::equal(restored.exp_avg_sq(0, 0), adam.exp_avg_sq(0, 0)));
+  expect_matches_torch_adam(0.1, weight.clone(torch::MemoryFormat::Preserve), weight.contiguous());
 }
 
 // The vectorised loop (whichever clone this CPU runs, AVX-512 here) gives the bits of the plain

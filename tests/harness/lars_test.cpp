@@ -67,5 +67,26 @@ TEST(Lars, LearningRateCanBeScheduled) {
   EXPECT_NEAR(w.item<double>(), -1.0, 1e-6);  // 0.125 x factor 2 x gradient 4
 }
 
+// The device's trust ratio is the host formula's, in the same double arithmetic, to the bit.
+TEST(Lars, TrustRatioOnTheDeviceIsTheHostFormulas) {
+  const LarsOptions options{0.1, 0.9, 0.001, 1e-9};
+  torch::manual_seed(4);
+  for (int i = 0; i < 50; ++i) {
+    const torch::Tensor w = torch::randn({7, 5}) * (i + 1);
+    const torch::Tensor g = torch::randn({7, 5}) / (i + 1);
+    const double wd = i % 2 == 0 ? 5e-5 : 0.0;
+    const double w_norm = w.norm().to(torch::kDouble).item<double>();
+    const double g_norm = g.norm().to(torch::kDouble).item<double>();
+    const double host = options.eta * w_norm / (g_norm + wd * w_norm + options.epsilon);
+    const torch::Tensor device = lars_trust_ratio(w.norm(), g.norm(), wd, options);
+    EXPECT_EQ(device.scalar_type(), torch::kDouble);
+    EXPECT_EQ(device.item<double>(), host) << i;
+  }
+  const torch::Tensor zero = torch::zeros({});
+  const torch::Tensor one = torch::ones({});
+  EXPECT_EQ(lars_trust_ratio(zero, one, 0.1, options).item<double>(), 1.0);
+  EXPECT_EQ(lars_trust_ratio(one, zero, 0.1, options).item<double>(), 1.0);
+}
+
 }  // namespace
 }  // namespace mlh

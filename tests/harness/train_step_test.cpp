@@ -152,5 +152,28 @@ TEST(Sgd, EachGroupStepsAtItsLearningRateFactorAndDecay) {
   EXPECT_DOUBLE_EQ(sgd->learning_rate(), 0.25);
 }
 
+// clip_gradient_norm is clip_grad_norm_ without the read-back: the same gradients to the bit,
+// whether the norm is above max_norm (scaled) or below (left as they were), and the norm itself.
+TEST(ClipGradientNorm, ScalesAsClipGradNormWithoutReadingTheNorm) {
+  for (const double max_norm : {0.5, 1e6}) {
+    torch::manual_seed(8);
+    std::vector<torch::Tensor> ours, theirs;
+    for (const int64_t n : {7, 130, 1}) {
+      const torch::Tensor grad = torch::randn({n});
+      ours.push_back(torch::zeros({n}, torch::requires_grad()));
+      ours.back().mutable_grad() = grad.clone();
+      theirs.push_back(torch::zeros({n}, torch::requires_grad()));
+      theirs.back().mutable_grad() = grad.clone();
+    }
+    ours.push_back(torch::zeros({3}, torch::requires_grad()));  // no gradient: not counted
+    const torch::Tensor norm = clip_gradient_norm(ours, max_norm);
+    const double their_norm = torch::nn::utils::clip_grad_norm_(theirs, max_norm);
+    EXPECT_EQ(norm.item<double>(), their_norm);
+    for (size_t i = 0; i < theirs.size(); ++i) EXPECT_TRUE(torch::equal(ours[i].grad(), theirs[i].grad())) << i;
+    EXPECT_FALSE(ours.back().grad().defined());
+  }
+  EXPECT_FALSE(clip_gradient_norm({torch::zeros({2}, torch::requires_grad())}, 1.0).defined());
+}
+
 }  // namespace
 }  // namespace mlh

@@ -5,6 +5,7 @@
 
 #include "base/user_error.h"
 #include "datasets/wmt/gnmt_vocabulary.h"
+#include "harness/device.h"
 
 namespace mlh::gnmt {
 
@@ -126,7 +127,7 @@ torch::Tensor GnmtImpl::decode_upper(torch::Tensor x, const torch::Tensor& conte
 torch::Tensor GnmtImpl::forward(const torch::Tensor& source, const torch::Tensor& source_lengths,
                                 const torch::Tensor& decoder_input) {
   const torch::Tensor encoded = encode(source, source_lengths);
-  const torch::Tensor mask = padding_mask(source_lengths.to(encoded.device()), source.size(1));
+  const torch::Tensor mask = padding_mask(stage_to_device(source_lengths, encoded.device()), source.size(1));
   torch::Tensor x = torch::dropout(embedding(decoder_input), options.dropout(), is_training());
   x = run_lstm(attention_layer, x);
   auto [context, weights] = attention(x, encoded, torch::Tensor(), mask);

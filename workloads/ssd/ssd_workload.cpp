@@ -3,6 +3,7 @@
 // every parameter, evaluations after the listed epochs with BatchNorm statistics averaged over ranks,
 // COCO box mAP (AP@[.5:.95]) as pycocotools computes it. Data: a folder in the COCO 2017 layout
 // (data_source coco) or one generated in that layout under --data-dir (synthetic_coco, the mini's).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -349,13 +350,29 @@ class SsdWorkload final : public Workload {
         const int64_t end = (slice.end - shards.front().begin) * kept / std::max<int64_t>(planned, 1);
         DetectionShard shard;
         shard.images = host.images.narrow(0, taken, end - taken);
+        // The shard's targets in one staging buffer each (pinned on a GPU), one asynchronous copy
+        // each, and each image's rows a view of them on the device.
+        int64_t shard_boxes = 0;
+        for (int64_t i = taken; i < end; ++i)
+          shard_boxes += static_cast<int64_t>(host.targets[static_cast<size_t>(i)].labels.size());
+        torch::Tensor boxes_host = torch::empty({shard_boxes, 4}, host_staging_options(torch::kFloat, device_));
+        torch::Tensor labels_host = torch::empty({shard_boxes}, host_staging_options(torch::kLong, device_));
+        int64_t row = 0;
         for (int64_t i = taken; i < end; ++i) {
           const coco::DetectionTarget& target = host.targets[static_cast<size_t>(i)];
           const int64_t boxes = static_cast<int64_t>(target.labels.size());
-          shard.boxes_ltrb.push_back(
-              torch::from_blob(const_cast<float*>(target.boxes_ltrb.data()), {boxes, 4}, torch::kFloat).to(device_));
-          shard.labels.push_back(
-              torch::from_blob(const_cast<int64_t*>(target.labels.data()), {boxes}, torch::kLong).to(device_));
+          std::copy(target.boxes_ltrb.begin(), target.boxes_ltrb.end(), boxes_host.data_ptr<float>() + 4 * row);
+          std::copy(target.labels.begin(), target.labels.end(), labels_host.data_ptr<int64_t>() + row);
+          row += boxes;
+        }
+        const torch::Tensor boxes_on_device = to_device(boxes_host, device_);
+        const torch::Tensor labels_on_device = to_device(labels_host, device_);
+        row = 0;
+        for (int64_t i = taken; i < end; ++i) {
+          const int64_t boxes = static_cast<int64_t>(host.targets[static_cast<size_t>(i)].labels.size());
+          shard.boxes_ltrb.push_back(boxes_on_device.narrow(0, row, boxes));
+          shard.labels.push_back(labels_on_device.narrow(0, row, boxes));
+          row += boxes;
         }
         batch.shards.push_back(std::move(shard));
         taken = end;

@@ -1,5 +1,7 @@
 #include "workloads/transformer/transformer_trainer.h"
 
+#include "harness/device.h"
+
 namespace mlh::transformer {
 
 TransformerTrainer::TransformerTrainer(const TransformerTrainerOptions& options, const World& world)
@@ -14,7 +16,7 @@ torch::Tensor TransformerTrainer::train_on(const TranslationBatch& batch) {
   return step_->run(batch.shards, static_cast<double>(batch.loss_divisor), [&](int64_t k) -> torch::Tensor {
     const auto [source_ids, target_ids] = batch.shard(k);
     if (!source_ids.defined()) return {};
-    const torch::Tensor source = source_ids.to(device_), target = target_ids.to(device_);
+    const torch::Tensor source = stage_to_device(source_ids, device_), target = stage_to_device(target_ids, device_);
     const torch::Tensor logits = model_->forward(source, target).to(torch::kFloat);
     return smoothed_cross_entropy_sum(logits.reshape({-1, logits.size(-1)}), target.reshape({-1}), label_smoothing_);
   });
