@@ -180,6 +180,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   const World world = launched_world.with_device(device);  // NCCL between GPUs
   const JobLayout layout = gather_job_layout(world, device);
   EnergyMeter energy(device);
+  CpuEnergyMeter cpu_energy(/*reads_node=*/world.local_rank() == 0);
   const PlatformInfo platform = detect_platform(world.size(), device);
   const std::string platform_label =
       options.platform.empty() ? platform.label() : sanitize_path_component(options.platform);
@@ -347,6 +348,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     const int64_t init_stop_ms = logger.end(keys::kInitStop);
     const int64_t run_start_ms = logger.start(keys::kRunStart);
     energy.start();
+    cpu_energy.start();
     int64_t samples_trained = 0;
     result.set_init_seconds((init_stop_ms - init_start_ms) / 1000.0);
 
@@ -431,6 +433,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     if (interrupt_signal != 0) stop_metadata["interrupted"] = true;
     const int64_t run_stop_ms = logger.end(keys::kRunStop, stop_metadata);
     energy.stop();
+    cpu_energy.stop();
     logger.event(keys::kTrainThroughput, meter.steady_samples_per_second(), {{"steady_state", true}});
 
     result.set_converged(converged);
@@ -440,14 +443,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     result.set_epochs_run(epochs_run);
     result.set_time_to_train_seconds((run_stop_ms - run_start_ms) / 1000.0);
     result.set_train_samples_per_second(meter.steady_samples_per_second());
-    // Energy counts only when every rank measured its GPU.
-    result.set_energy_source(energy.source());
-    const double joules = world.allreduce_sum(energy.joules());
-    if (world.allreduce_sum(energy.available() ? 1.0 : 0.0) == world.size() && joules > 0) {
-      result.set_energy_joules(joules);
-      if (result.time_to_train_seconds() > 0) result.set_mean_power_watts(joules / result.time_to_train_seconds());
-      result.set_samples_per_joule(static_cast<double>(samples_trained) / joules);
-    }
+    record_energy(result, energy, cpu_energy, world, samples_trained);
     for (const auto& [name, v] : quality.values) (*result.mutable_final_quality())[name] = v;
 
     logger.close();

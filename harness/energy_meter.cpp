@@ -1,9 +1,16 @@
 #include "harness/energy_meter.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <regex>
 
 #ifdef MLH_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
@@ -111,6 +118,170 @@ void EnergyMeter::stop() {
   unsigned long long energy_mj = 0;
   if (counter_ && nvml_->total_energy_mj(nvml_->device, &energy_mj) == 0 && energy_mj >= counter_start_mj_)
     joules_ = static_cast<double>(energy_mj - counter_start_mj_) / 1000.0;
+}
+
+}  // namespace mlh
+
+namespace mlh {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The first line of a small sysfs file, or "" with `error` set (strerror of the failed call).
+std::string read_line(const std::string& path, std::string& error) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return "";
+  }
+  char buffer[64];
+  const ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
+  const int read_errno = errno;
+  ::close(fd);
+  if (n < 0) {
+    error = std::strerror(read_errno);
+    return "";
+  }
+  std::string line(buffer, static_cast<size_t>(n));
+  line = line.substr(0, line.find('\n'));
+  error.clear();
+  return line;
+}
+
+std::string not_readable(const std::string& why) { return "cpu energy: not readable (" + why + ")"; }
+
+}  // namespace
+
+CpuEnergyMeter::CpuEnergyMeter(bool reads_node, const std::string& powercap_root, double sample_period_s)
+    : reads_node_(reads_node), root_(powercap_root), sample_period_s_(sample_period_s) {
+  if (!reads_node_) return;
+  std::error_code error;
+  if (!fs::is_directory(root_, error)) {
+    failure_ = not_readable(root_ + " absent");
+    return;
+  }
+  // intel-rapl:N, not intel-rapl:N:M (a subzone) nor intel-rapl-mmio:N (the same packages again).
+  const std::regex package_zone("intel-rapl:([0-9]+)");
+  std::vector<std::pair<int, fs::path>> zones;
+  for (const auto& entry : fs::directory_iterator(root_, error)) {
+    std::smatch match;
+    const std::string name = entry.path().filename().string();
+    if (std::regex_match(name, match, package_zone)) zones.emplace_back(std::stoi(match[1].str()), entry.path());
+  }
+  std::sort(zones.begin(), zones.end());
+  for (const auto& [index, zone] : zones) {
+    std::string why;
+    const std::string name = read_line((zone / "name").string(), why);
+    if (name.rfind("package", 0) != 0) continue;  // psys: the platform, more than the CPUs
+    Package package;
+    package.name = name;
+    package.energy_path = (zone / "energy_uj").string();
+    const std::string range_path = (zone / "max_energy_range_uj").string();
+    if (!read_counter(range_path, package.max_range_uj) || !read_counter(package.energy_path, package.last_uj)) return;
+    if (package.max_range_uj == 0) {
+      failure_ = not_readable(range_path + ": 0");
+      return;
+    }
+    packages_.push_back(package);
+  }
+  if (packages_.empty()) failure_ = not_readable("no RAPL package domain under " + root_);
+}
+
+CpuEnergyMeter::~CpuEnergyMeter() {
+  if (sampling_) stop();
+}
+
+bool CpuEnergyMeter::read_counter(const std::string& path, uint64_t& value) {
+  std::string why;
+  const std::string text = read_line(path, why);
+  if (!why.empty()) {
+    failure_ = not_readable(path + ": " + why);
+    return false;
+  }
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long parsed = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0) {
+    failure_ = not_readable(path + ": '" + text + "' is not a count of microjoules");
+    return false;
+  }
+  value = parsed;
+  return true;
+}
+
+std::string CpuEnergyMeter::source() const {
+  if (!reads_node_) return "cpu energy: read by the first rank of this node";
+  if (!failure_.empty()) return failure_;
+  std::string names;
+  for (const Package& p : packages_) names += (names.empty() ? "" : ", ") + p.name;
+  return "rapl: " + names + " (DRAM not counted)";
+}
+
+void CpuEnergyMeter::start() {
+  if (!available() || sampling_) return;
+  joules_ = 0;
+  for (Package& p : packages_)
+    if (!read_counter(p.energy_path, p.last_uj)) return;
+  if (sample_period_s_ <= 0) return;
+  sampling_ = true;
+  sampler_ = std::thread([this] {
+    const auto period = std::chrono::duration<double>(sample_period_s_);
+    while (sampling_) {
+      std::this_thread::sleep_for(period);
+      if (sampling_) sample();
+    }
+  });
+}
+
+void CpuEnergyMeter::sample() {
+  if (!available()) return;
+  for (Package& p : packages_) {
+    uint64_t now = 0;
+    if (!read_counter(p.energy_path, now)) return;
+    const uint64_t increase = now >= p.last_uj ? now - p.last_uj : p.max_range_uj - std::min(p.last_uj, p.max_range_uj) + now;
+    joules_ += static_cast<double>(increase) / 1e6;
+    p.last_uj = now;
+  }
+}
+
+void CpuEnergyMeter::stop() {
+  if (sampling_) {
+    sampling_ = false;
+    sampler_.join();
+  }
+  sample();
+}
+
+void record_energy(proto::RunResult& result, const EnergyMeter& gpu, const CpuEnergyMeter& cpu, const World& world,
+                   int64_t samples_trained) {
+  result.set_energy_source(gpu.source());
+  const double gpu_joules = world.allreduce_sum(gpu.joules());
+  const bool gpu_measured = world.allreduce_sum(gpu.available() ? 1.0 : 0.0) == world.size() && gpu_joules > 0;
+  // Every node's reading rank, once: the packages are the node's, whatever its rank count.
+  const double cpu_joules = world.allreduce_sum(cpu.available() ? cpu.joules() : 0.0);
+  const double readers = world.allreduce_sum(cpu.reads_node() ? 1.0 : 0.0);
+  const double read = world.allreduce_sum(cpu.available() ? 1.0 : 0.0);
+  const bool cpu_measured = readers > 0 && read == readers && cpu_joules > 0;
+  const int unread = static_cast<int>(readers - read);
+  result.set_cpu_energy_source(cpu.available() && unread > 0
+                                   ? "cpu energy: not readable on " + std::to_string(unread) + " of " +
+                                         std::to_string(static_cast<int>(readers)) + " nodes"
+                                   : cpu.source());
+  double measured = 0;
+  if (gpu_measured) {
+    result.set_energy_joules(gpu_joules);
+    measured += gpu_joules;
+  }
+  if (cpu_measured) {
+    result.set_cpu_energy_joules(cpu_joules);
+    measured += cpu_joules;
+  }
+  result.set_energy_measured(gpu_measured && cpu_measured ? "gpu+cpu" : gpu_measured ? "gpu" : cpu_measured ? "cpu" : "");
+  if (measured > 0) {
+    if (result.time_to_train_seconds() > 0) result.set_mean_power_watts(measured / result.time_to_train_seconds());
+    result.set_samples_per_joule(static_cast<double>(samples_trained) / measured);
+  }
 }
 
 }  // namespace mlh

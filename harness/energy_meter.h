@@ -6,11 +6,16 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <torch/types.h>
+
+#include "harness/run_result.pb.h"
+#include "harness/world.h"
 
 namespace mlh {
 
@@ -47,5 +52,63 @@ class EnergyMeter {
   unsigned long long counter_start_mj_ = 0;
   bool counter_ = false;
 };
+
+// The CPU packages' energy during the timed run, from Linux powercap RAPL counters:
+// <powercap_root>/intel-rapl:N/energy_uj, one per CPU package (Intel; AMD Zen on kernels 5.8+ through
+// the same interface and names). Package domains only: their subzones (intel-rapl:N:M: cores, uncore,
+// DRAM) are parts of a package's count or, for DRAM, outside it, and the platform domain (psys) spans
+// more than the CPUs, so DRAM's energy is not counted and nothing is counted twice. The
+// intel-rapl-mmio zones repeat the packages through another interface and are skipped too.
+//
+// Each counter is read at start, every sample_period_s by a thread (often enough that a counter wraps
+// at most once between reads: at 1 s that holds below max_energy_range_uj / 1 s, hundreds of kW), and at
+// stop. An increase is the counter's difference, or, when the counter went down, the wrap: what was
+// left to max_energy_range_uj plus the new value (exact to one counter unit, under a millijoule).
+// Counters that cannot be read make the meter unavailable, and source() says which and why. A
+// package's energy belongs to its node: only one rank per node reads it (reads_node false: the others).
+class CpuEnergyMeter {
+ public:
+  explicit CpuEnergyMeter(bool reads_node = true, const std::string& powercap_root = "/sys/class/powercap",
+                          double sample_period_s = 1.0);
+  ~CpuEnergyMeter();
+  CpuEnergyMeter(const CpuEnergyMeter&) = delete;
+  CpuEnergyMeter& operator=(const CpuEnergyMeter&) = delete;
+
+  bool reads_node() const { return reads_node_; }
+  bool available() const { return reads_node_ && !packages_.empty() && failure_.empty(); }
+  // "rapl: package-0, package-1 (DRAM not counted)", or why not: "cpu energy: not readable
+  // (/sys/class/powercap absent)", "... (/sys/class/powercap/intel-rapl:0/energy_uj: Permission denied)".
+  std::string source() const;
+
+  void start();   // run_start: reads every counter; starts the sampling thread when sample_period_s > 0
+  void sample();  // reads every counter and adds its increase since the last read
+  void stop();    // run_stop: a last read; ends the thread
+  double joules() const { return joules_; }  // between start and the last read
+
+ private:
+  struct Package {
+    std::string name;         // "package-0"
+    std::string energy_path;  // .../intel-rapl:0/energy_uj
+    uint64_t max_range_uj = 0;
+    uint64_t last_uj = 0;
+  };
+  bool read_counter(const std::string& path, uint64_t& value);
+
+  bool reads_node_;
+  std::string root_;
+  double sample_period_s_;
+  std::vector<Package> packages_;
+  std::string failure_;  // why the counters cannot be read ("" while they can)
+  std::thread sampler_;
+  std::atomic<bool> sampling_{false};
+  double joules_ = 0;
+};
+
+// Writes the timed run's energy into `result`, over every rank (a collective): energy_joules, the
+// GPU boards' (NVML) when every rank measured its GPU; cpu_energy_joules, the CPU packages' (RAPL) when
+// every node's reading rank measured them; energy_measured, which of the two mean_power_watts and
+// samples_per_joule cover ("gpu+cpu", "gpu", "cpu"; "" with neither); and both sources.
+void record_energy(proto::RunResult& result, const EnergyMeter& gpu, const CpuEnergyMeter& cpu, const World& world,
+                   int64_t samples_trained);
 
 }  // namespace mlh

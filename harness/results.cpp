@@ -107,9 +107,18 @@ std::string format_run_summary(const proto::RunResult& r) {
                   quality.c_str(), r.time_to_train_seconds(), r.train_samples_per_second());
   }
   std::string summary = text;
-  if (r.has_energy_joules()) {
-    std::snprintf(text, sizeof text, "energy: %.1f kJ, mean %.0f W, %.1f samples/J (NVML)\n", r.energy_joules() / 1000.0,
-                  r.mean_power_watts(), r.samples_per_joule());
+  if (r.has_energy_joules() || r.has_cpu_energy_joules()) {
+    std::string parts;
+    if (r.has_energy_joules()) {
+      std::snprintf(text, sizeof text, "GPU boards %.1f kJ (NVML)", r.energy_joules() / 1000.0);
+      parts = text;
+    }
+    if (r.has_cpu_energy_joules()) {
+      std::snprintf(text, sizeof text, "CPU packages %.1f kJ (RAPL)", r.cpu_energy_joules() / 1000.0);
+      parts += (parts.empty() ? "" : " + ") + std::string(text);
+    }
+    std::snprintf(text, sizeof text, "energy: %s; mean %.0f W, %.1f samples/J\n", parts.c_str(), r.mean_power_watts(),
+                  r.samples_per_joule());
     summary += text;
   }
   if (r.skipped_steps() > 0) summary += "fp16 loss scaling skipped " + std::to_string(r.skipped_steps()) + " steps\n";

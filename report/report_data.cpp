@@ -411,6 +411,13 @@ void take_energy(RunRow& row, const json& record) {
   row.energy_joules = positive("energy_joules");
   row.mean_power_watts = positive("mean_power_watts");
   row.samples_per_joule = positive("samples_per_joule");
+  // Records with the CPU packages' energy (RAPL): the run's energy is what was measured, GPU boards and
+  // CPU packages, as its power and samples per joule are; the source names both parts.
+  const std::string measured = record_text(record, "energy_measured");
+  if (const auto cpu = positive("cpu_energy_joules")) {
+    row.energy_joules = row.energy_joules.value_or(0.0) + *cpu;
+    row.energy_source = (measured == "cpu" ? "" : row.energy_source + " + ") + record_text(record, "cpu_energy_source");
+  }
 }
 
 std::optional<RunRow> read_run(const LogFile& file, SystemFiles& systems, std::vector<InputIssue>& issues) {

@@ -108,10 +108,10 @@ struct RunRow {
   ThroughputSource throughput_source = ThroughputSource::kNone;
   // Why no throughput was derived from the log although it logs train_samples ("" otherwise).
   std::string throughput_withheld;
-  std::optional<double> energy_joules;      // RunResult; absent without NVML
+  std::optional<double> energy_joules;      // RunResult: GPU boards (NVML) + CPU packages (RAPL), what was measured
   std::optional<double> mean_power_watts;
   std::optional<double> samples_per_joule;
-  std::string energy_source;   // RunResult energy_source: "nvml", or why energy is absent
+  std::string energy_source;   // RunResult energy_source ("nvml", or why absent), + cpu_energy_source when measured
   std::string quality_name;
   std::optional<double> quality_target;
   std::vector<QualityPoint> evals;  // quality against epoch, in order

@@ -148,6 +148,31 @@ TEST_F(ReportEnergy, AGpuGroupWithoutNvmlIsBlankAndNamedUnderTheChart) {
   EXPECT_THAT(read_text(dir_ / "out/charts/samples_per_joule_gnmt.svg"), HasSubstr("No energy measurement: Slow-GPU 1 GPU"));
 }
 
+// A record with the CPU packages' energy (RAPL): the run's energy is GPU + CPU, and its source names both.
+TEST_F(ReportEnergy, CpuPackagesEnergyAddsToTheGpusAndIsNamed) {
+  write_runs("1xFast-GPU", "cuda", 1, {{3000, 400, 10}});
+  const fs::path record_path = dir_ / "Fast-GPU/1xFast-GPU/gnmt/result_0.json";
+  nlohmann::json record = nlohmann::json::parse(read_text(record_path));
+  record["cpu_energy_joules"] = 1000.0;
+  record["cpu_energy_source"] = "rapl: package-0 (DRAM not counted)";
+  record["energy_measured"] = "gpu+cpu";
+  write_text(record_path, record.dump(1));
+  write_runs("2xTest-CPU", "cpu", 1, {}, 2);
+  const fs::path cpu_path = dir_ / "Test-CPU/2xTest-CPU/gnmt/result_0.json";
+  nlohmann::json cpu_record = nlohmann::json::parse(read_text(cpu_path));
+  cpu_record["cpu_energy_joules"] = 500.0;
+  cpu_record["samples_per_joule"] = 2.0;
+  cpu_record["cpu_energy_source"] = "rapl: package-0, package-1 (DRAM not counted)";
+  cpu_record["energy_measured"] = "cpu";
+  write_text(cpu_path, cpu_record.dump(1));
+  const ReportOutcome outcome = report();
+  EXPECT_NEAR(*group(outcome.tables, "Fast-GPU").energy_joules_mean, 4000, 1e-9);
+  EXPECT_NEAR(*group(outcome.tables, "Test-CPU").energy_joules_mean, 500, 1e-9);
+  const std::string runs = out("runs.csv");
+  EXPECT_THAT(runs, HasSubstr(",4000,400,10,nvml + rapl: package-0 (DRAM not counted)\n"));
+  EXPECT_THAT(runs, HasSubstr(",500,,2,\"rapl: package-0, package-1 (DRAM not counted)\"\n"));
+}
+
 TEST_F(ReportEnergy, CpuRunsCountRanks) {
   write_runs("2xTest-CPU", "cpu", 3, {}, 2);
   const ReportOutcome outcome = report();

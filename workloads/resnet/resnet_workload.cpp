@@ -22,6 +22,7 @@
 #include "harness/setting_groups.h"
 #include "harness/train_step.h"
 #include "harness/workload.h"
+#include "workloads/common/batch_scaling.h"
 #include "workloads/common/loader_bench_step.h"
 #include "workloads/common/resnet.h"
 #include "workloads/common/setting_groups.h"
@@ -64,6 +65,7 @@ struct ResNetSettings : ComputeSettings, LabelSmoothingSettings {
   int64_t random_crop_padding = 2;
   bool random_flip = true;
   int64_t global_batch_size = 256;
+  int64_t batch_size_per_device = 0;
   int64_t gradient_shards = 1;
   int64_t eval_batch_size = 250;
   OptimizerKind optimizer = OptimizerKind::kSgd;
@@ -115,7 +117,13 @@ struct ResNetSettings : ComputeSettings, LabelSmoothingSettings {
     c.bind("pixel_std", pixel_std, "IDX sources: pixels are divided by this after the mean", above(0.0));
     c.bind("random_crop_padding", random_crop_padding, "IDX sources: pad by this many pixels, crop back", at_least(0));
     c.bind("random_flip", random_flip, "training images flipped left-right with probability 1/2");
-    c.bind("global_batch_size", global_batch_size, "training images per step over all ranks", at_least(1));
+    c.bind("global_batch_size", global_batch_size,
+           "training images per step over all ranks; with batch_size_per_device, the batch base_learning_rate is for",
+           at_least(1));
+    c.bind("batch_size_per_device", batch_size_per_device,
+           "training images per step per rank (global batch = this x ranks; sgd: the rate scales by global / "
+           "global_batch_size; lars: the reference's table by global batch); 0 = global_batch_size as written",
+           at_least(0));
     c.bind("gradient_shards", gradient_shards, "gradient shards per global batch: a power of two, or 0 = one per rank",
            at_least(0));
     c.bind("eval_batch_size", eval_batch_size, "evaluation images per forward pass, per rank", at_least(1));
@@ -204,12 +212,29 @@ std::unique_ptr<Optimizer> make_optimizer(common::ResNet& model, const ResNetSet
   return make_sgd(std::move(groups), SgdOptions{s.base_learning_rate, s.momentum});
 }
 
+// The schedule at the run's global batch: the keys as written, or with batch_size_per_device the
+// recipe's rule (workloads/common/batch_scaling.h).
+struct ResolvedSchedule {
+  double base_learning_rate, warmup_epochs, decay_epochs;
+};
+ResolvedSchedule resolve_schedule(const ResNetSettings& s, int64_t global_batch) {
+  if (s.batch_size_per_device == 0) return {s.base_learning_rate, s.warmup_epochs, s.decay_epochs};
+  if (s.optimizer == ResNetSettings::OptimizerKind::kLars) {
+    const common::LarsSchedule lars = common::mlperf_lars_schedule(global_batch);
+    const double end_epoch = s.warmup_epochs + s.decay_epochs;
+    return {lars.peak_learning_rate, lars.warmup_epochs, std::max(1.0, end_epoch - lars.warmup_epochs)};
+  }
+  return {common::linearly_scaled_learning_rate(s.base_learning_rate, s.global_batch_size, global_batch),
+          s.warmup_epochs, s.decay_epochs};
+}
+
 // Linear warm-up from 0 to the base rate, then polynomial decay to the end rate.
-double scheduled_learning_rate(const ResNetSettings& s, int64_t step, int64_t warmup_steps, int64_t decay_steps) {
+double scheduled_learning_rate(const ResNetSettings& s, double base_learning_rate, int64_t step, int64_t warmup_steps,
+                               int64_t decay_steps) {
   if (step < warmup_steps)
-    return s.base_learning_rate * static_cast<double>(step + 1) / static_cast<double>(warmup_steps);
+    return base_learning_rate * static_cast<double>(step + 1) / static_cast<double>(warmup_steps);
   const double progress = std::min(1.0, static_cast<double>(step - warmup_steps) / static_cast<double>(decay_steps));
-  return (s.base_learning_rate - s.end_learning_rate) * std::pow(1.0 - progress, s.poly_power) + s.end_learning_rate;
+  return (base_learning_rate - s.end_learning_rate) * std::pow(1.0 - progress, s.poly_power) + s.end_learning_rate;
 }
 
 torch::MemoryFormat memory_format(bool channels_last) {
@@ -294,18 +319,19 @@ class ResNetWorkload final : public Workload {
     train_->stage_for(device_);
     eval_->stage_for(device_);
     gradient_shards_ = resolve_gradient_shards(settings_.gradient_shards, world_->size(), "gradient_shards");
-    sampler_ = std::make_unique<ShardedSampler>(train_->size(), settings_.global_batch_size, world_->rank(),
-                                                world_->size(), seed_);
+    global_batch_ = common::global_batch_size(settings_.batch_size_per_device, settings_.global_batch_size, world_->size());
+    schedule_ = resolve_schedule(settings_, global_batch_);
+    sampler_ = std::make_unique<ShardedSampler>(train_->size(), global_batch_, world_->rank(), world_->size(), seed_);
     torch::manual_seed(seed_);
     trainer_ = make_trainer(settings_, train_->channels(), *world_, device_, precision_, settings_.channels_last);
 
     const int64_t steps = sampler_->num_batches();
-    warmup_steps_ = static_cast<int64_t>(std::llround(settings_.warmup_epochs * steps));
-    decay_steps_ = std::max<int64_t>(1, std::llround(settings_.decay_epochs * steps));
+    warmup_steps_ = static_cast<int64_t>(std::llround(schedule_.warmup_epochs * steps));
+    decay_steps_ = std::max<int64_t>(1, std::llround(schedule_.decay_epochs * steps));
     log_hyperparameters(context.logger);
 
     WorkloadInfo info;
-    info.global_batch_size = settings_.global_batch_size;
+    info.global_batch_size = global_batch_;
     info.train_samples = train_->size();
     info.eval_samples = eval_->size();
     for (const auto& p : trainer_->step().parameters()) info.parameter_count += p.numel();
@@ -324,7 +350,7 @@ class ResNetWorkload final : public Workload {
     const std::vector<std::vector<ShardedSampler::Slice>> batch_shards = std::move(plan.shards);
     train_->start(std::move(plan.indices), epoch);
     for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
-      trainer_->step().set_learning_rate(scheduled_learning_rate(settings_, step_++, warmup_steps_, decay_steps_));
+      trainer_->step().set_learning_rate(scheduled_learning_rate(settings_, schedule_.base_learning_rate, step_++, warmup_steps_, decay_steps_));
       const auto& shards = batch_shards[static_cast<size_t>(b)];
       const int64_t global_count = shards.front().global_size;
       const HostBatch host = train_->next();
@@ -411,15 +437,15 @@ class ResNetWorkload final : public Workload {
     const bool lars = s.optimizer == ResNetSettings::OptimizerKind::kLars;
     const OptimizerKeys& k = lars ? kLarsKeys : kSgdKeys;
     log.event(keys::kOptName, k.name);
-    log.event(k.base_learning_rate, s.base_learning_rate);
+    log.event(k.base_learning_rate, schedule_.base_learning_rate);
     log.event(k.end_learning_rate, s.end_learning_rate);
     log.event(k.decay_poly_power, s.poly_power);
     log.event(k.decay_steps, decay_steps_);
     log.event(k.weight_decay, s.weight_decay);
     log.event(k.momentum, s.momentum);
     if (lars) log.event(keys::kLarsEpsilon, s.lars_epsilon);
-    log.event(k.warmup_epochs, s.warmup_epochs);
-    log.event(keys::kModelBnSpan, s.global_batch_size / gradient_shards_);
+    log.event(k.warmup_epochs, schedule_.warmup_epochs);
+    log.event(keys::kModelBnSpan, global_batch_ / gradient_shards_);
     s.log_label_smoothing(log);
     log.event(keys::kEvalTarget, s.target_top1);
   }
@@ -435,6 +461,8 @@ class ResNetWorkload final : public Workload {
   std::unique_ptr<ResNetTrainer> trainer_;
   int64_t gradient_shards_ = 1;
   int64_t warmup_steps_ = 0, decay_steps_ = 1, step_ = 0;
+  int64_t global_batch_ = 0;
+  ResolvedSchedule schedule_{};
 };
 
 // The training step (or the forward pass) of the configured model on random images of the

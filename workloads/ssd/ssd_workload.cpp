@@ -25,6 +25,7 @@
 #include "harness/gradient_allreduce.h"
 #include "harness/setting_groups.h"
 #include "harness/workload.h"
+#include "workloads/common/batch_scaling.h"
 #include "workloads/common/box_ops.h"
 #include "workloads/common/default_boxes.h"
 #include "workloads/common/loader_bench_step.h"
@@ -64,6 +65,7 @@ struct SsdSettings : ComputeSettings {
   bool random_flip = true;
   bool color_jitter = true;
   int64_t global_batch_size = 32;
+  int64_t batch_size_per_device = 0;
   int64_t gradient_shards = 0;
   int64_t eval_batch_size = 32;
   double base_learning_rate = 2.5e-3;
@@ -112,7 +114,15 @@ struct SsdSettings : ComputeSettings {
     c.bind("random_crop", random_crop, "the SSD random crop (7 options)");
     c.bind("random_flip", random_flip, "left-right flips with probability 1/2");
     c.bind("color_jitter", color_jitter, "colour jitter (brightness .125, contrast .5, saturation .5, hue .05)");
-    c.bind("global_batch_size", global_batch_size, "training images per step over all ranks", at_least(1));
+    c.bind("global_batch_size", global_batch_size,
+           "training images per step over all ranks; with batch_size_per_device, the batch base_learning_rate and "
+           "warmup_steps are for",
+           at_least(1));
+    c.bind("batch_size_per_device", batch_size_per_device,
+           "training images per step per rank (global batch = this x ranks; the rate scales by global / "
+           "global_batch_size, warmup_steps keep their samples, as the reference's lr x batch/32); 0 = "
+           "global_batch_size as written",
+           at_least(0));
     c.bind("gradient_shards", gradient_shards, "gradient shards per global batch: a multiple of the ranks, or 0 = one per rank",
            at_least(0));
     c.bind("eval_batch_size", eval_batch_size, "evaluation images per forward pass, per rank", at_least(1));
@@ -301,25 +311,31 @@ class SsdWorkload final : public Workload {
     eval_ = std::make_unique<coco::DetectionLoader>(eval_annotations_, (fs::path(root_) / s.eval_split).string(),
                                                     loader_options(s, *world_, false, seed_));
     gradient_shards_ = resolve_gradient_shards(s.gradient_shards, world_->size(), "gradient_shards");
-    sampler_ = std::make_unique<ShardedSampler>(static_cast<int64_t>(train_annotations_.images.size()),
-                                                s.global_batch_size, world_->rank(), world_->size(), seed_);
+    global_batch_ = common::global_batch_size(s.batch_size_per_device, s.global_batch_size, world_->size());
+    base_learning_rate_ = s.batch_size_per_device == 0
+                              ? s.base_learning_rate
+                              : common::linearly_scaled_learning_rate(s.base_learning_rate, s.global_batch_size, global_batch_);
+    warmup_steps_ = s.batch_size_per_device == 0 ? s.warmup_steps
+                                                  : common::warmup_steps_at_batch(s.warmup_steps, s.global_batch_size, global_batch_);
+    sampler_ = std::make_unique<ShardedSampler>(static_cast<int64_t>(train_annotations_.images.size()), global_batch_,
+                                                world_->rank(), world_->size(), seed_);
     torch::manual_seed(seed_);
     Ssd300 model = make_model(s, train_annotations_.num_classes());
     if (!s.backbone_checkpoint.empty()) load_backbone_checkpoint(model->backbone, s.backbone_checkpoint);
-    trainer_ = make_trainer(s, model, s.base_learning_rate, *world_, TrainStepOptions{precision_, device_});
+    trainer_ = make_trainer(s, model, base_learning_rate_, *world_, TrainStepOptions{precision_, device_});
     const int64_t steps = sampler_->num_batches();
     boundary_steps_.clear();
     for (const int64_t epoch : s.decay_boundary_epochs) boundary_steps_.push_back(epoch * steps);
     log_hyperparameters(context.logger);
 
     WorkloadInfo info;
-    info.global_batch_size = s.global_batch_size;
+    info.global_batch_size = global_batch_;
     info.train_samples = static_cast<int64_t>(train_annotations_.images.size());
     info.eval_samples = static_cast<int64_t>(eval_annotations_.images.size());
     for (const auto& p : trainer_->model()->parameters()) info.parameter_count += p.numel();
     info.targets = {{"mAP", s.target_map}};
     info.precision = precision_;
-    info.schedule = {{"warmup_steps", static_cast<double>(s.warmup_steps)}};
+    info.schedule = {{"warmup_steps", static_cast<double>(warmup_steps_)}};
     for (size_t k = 0; k < boundary_steps_.size(); ++k)
       info.schedule["decay_boundary_step_" + std::to_string(k + 1)] = static_cast<double>(boundary_steps_[k]);
     info.schedule["backbone_from_checkpoint"] = s.backbone_checkpoint.empty() ? 0.0 : 1.0;
@@ -337,7 +353,7 @@ class SsdWorkload final : public Workload {
     train_->start(std::move(plan.indices), epoch);
     for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
       trainer_->step().set_learning_rate(common::warmup_step_decay_learning_rate(
-          step_++, s.base_learning_rate, s.warmup_steps, s.warmup_factor, boundary_steps_, s.decay_factor));
+          step_++, base_learning_rate_, warmup_steps_, s.warmup_factor, boundary_steps_, s.decay_factor));
       const auto& shards = batch_shards[static_cast<size_t>(b)];
       const int64_t global_count = shards.front().global_size;
       DeviceBatch host = to_device_batch(*train_, s.image_size, device_);
@@ -453,14 +469,14 @@ class SsdWorkload final : public Workload {
   void log_hyperparameters(MLLogger& log) const {
     const SsdSettings& s = settings_;
     log.event(keys::kOptName, keys::kSgd);
-    log.event(keys::kOptBaseLearningRate, s.base_learning_rate);
+    log.event(keys::kOptBaseLearningRate, base_learning_rate_);
     log.event(keys::kOptWeightDecay, s.weight_decay);
-    log.event(keys::kOptLearningRateWarmupSteps, s.warmup_steps);
+    log.event(keys::kOptLearningRateWarmupSteps, warmup_steps_);
     log.event(keys::kOptLearningRateWarmupFactor, s.warmup_factor);
     log.event(keys::kOptLearningRateDecayBoundaryEpochs, s.decay_boundary_epochs);
     log.event(keys::kOptLearningRateDecaySteps, boundary_steps_);
     log.event(keys::kMaxSamples, s.max_samples);
-    log.event(keys::kModelBnSpan, s.global_batch_size / gradient_shards_);
+    log.event(keys::kModelBnSpan, global_batch_ / gradient_shards_);
     log.event(keys::kEvalTarget, s.target_map);
   }
 
@@ -477,6 +493,8 @@ class SsdWorkload final : public Workload {
   int64_t gradient_shards_ = 1;
   std::vector<int64_t> boundary_steps_;
   int64_t step_ = 0;
+  int64_t global_batch_ = 0, warmup_steps_ = 1;
+  double base_learning_rate_ = 0;
 };
 
 // Random images of the configured size, each with three random boxes of random classes: the
