@@ -3,12 +3,18 @@
 // tensor and one collective. The step scales the loss by 1 / (the global batch's samples), so the
 // sum is the global-batch gradient exactly, also for a short last batch split unevenly.
 //
-// Buckets hold the parameters in reverse order, the order backward produces their gradients. When
-// a rank's step is one backward pass (one gradient shard per rank) and the communicator works on the
-// parameters' device (NCCL on GPUs, MPI on CPUs), reduce_during_next_backward() arms gradient hooks:
-// each bucket's collective starts as soon as backward has produced its last gradient, while backward
-// goes on with the layers below (on a GPU the collective queues on the stream, and the host does not
-// wait). The sums are the same either way: each element is the same sum over ranks.
+// Buckets hold the parameters in reverse order, the order backward usually produces their gradients.
+// When a rank's step is one backward pass (one gradient shard per rank) and the communicator works on
+// the parameters' device (NCCL on GPUs, MPI on CPUs), reduce_during_next_backward() makes every
+// gradient a view of its bucket's flat tensor (as PyTorch DDP's gradient_as_bucket_view: backward
+// accumulates into the bucket, and nothing is copied in or out) and arms hooks on the gradient
+// accumulators: a bucket's collective starts once backward has produced its last gradient, while
+// backward goes on with the layers below (NCCL: on its own stream, which the compute stream waits
+// for only in allreduce_sum()). Buckets start in index order on every rank: a complete bucket waits
+// for the ones before it, and allreduce_sum() starts the rest, so a rank whose backward produced
+// gradients in another order, left some out, or did not run at all (no samples this step) meets its
+// peers' collectives in the same order. The sums are the same either way: each element is the same
+// sum over ranks.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +25,10 @@
 #include <torch/types.h>
 
 #include "harness/world.h"
+
+namespace torch::autograd {
+struct Node;
+}
 
 namespace mlh {
 
@@ -40,10 +50,12 @@ class GradientAllReducer {
   // works on the parameters' device.
   bool can_overlap() const { return can_overlap_; }
   // Arms the hooks for the next backward pass, whose gradients must be this rank's whole gradient
-  // (one shard; the gradients dropped before it). A no-op when it cannot overlap.
+  // (one shard): every gradient becomes a zeroed view of its bucket (whatever it was before). A
+  // no-op when it cannot overlap.
   void reduce_during_next_backward();
-  // Sums every parameter's gradient across ranks, in place: the buckets the hooks have not reduced,
-  // then the sums into the gradients. A no-op on a world of one.
+  // Sums every parameter's gradient across ranks, in place: after an armed backward, the buckets the
+  // hooks have not started (gradients backward did not produce count as zeros), and the gradients
+  // stay views of the buckets; else bucket by bucket through a flat copy. A no-op on a world of one.
   void allreduce_sum();
   // Makes every rank's parameters equal to rank 0's (after init).
   void broadcast_parameters();
@@ -57,6 +69,7 @@ class GradientAllReducer {
   std::vector<torch::Tensor> parameters_;
   const World& world_;
   std::shared_ptr<State> state_;  // shared with the hooks, which hold it weakly
+  std::vector<std::shared_ptr<torch::autograd::Node>> gradient_accumulators_;  // hold the hooks
   bool can_overlap_ = false;
   int64_t reduced_during_backward_ = 0;
 };

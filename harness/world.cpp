@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstdio>
 #include <limits>
+#include <mutex>
 #include <vector>
 
 #include <ATen/Parallel.h>
@@ -90,6 +92,11 @@ std::vector<std::pair<void (*)(void*), void*>>& abort_hooks() {
   return hooks;
 }
 
+std::mutex& abort_hooks_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
 bool g_mpi_session_active = false;
 int g_world_rank = 0;
 int g_world_size = 1;
@@ -109,18 +116,30 @@ MpiSession::~MpiSession() {
   g_mpi_session_active = false;
 }
 
-void MpiSession::on_abort(void (*hook)(void*), void* argument) { abort_hooks().emplace_back(hook, argument); }
+void MpiSession::on_abort(void (*hook)(void*), void* argument) {
+  const std::lock_guard<std::mutex> lock(abort_hooks_mutex());
+  abort_hooks().emplace_back(hook, argument);
+}
 
 void MpiSession::forget_abort_hook(void* argument) {
+  const std::lock_guard<std::mutex> lock(abort_hooks_mutex());
   auto& hooks = abort_hooks();
   hooks.erase(std::remove_if(hooks.begin(), hooks.end(), [&](const auto& hook) { return hook.second == argument; }),
               hooks.end());
 }
 
 void MpiSession::abort_job(int exit_code) {
+  // Held until the process ends: a second caller (another thread) waits for the first one's exit.
+  abort_hooks_mutex().lock();
   for (const auto& [hook, argument] : abort_hooks()) hook(argument);
   if (g_mpi_session_active) MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::_Exit(exit_code);
+}
+
+void MpiSession::fail_job(const std::string& message) {
+  std::fprintf(stderr, "mlharness: internal error (rank %d): %s\n", world_rank(), message.c_str());
+  std::fflush(stderr);
+  abort_job(3);
 }
 
 bool MpiSession::active() { return g_mpi_session_active; }

@@ -17,6 +17,14 @@ class Communicator {
  public:
   virtual ~Communicator() = default;
   virtual void allreduce_sum(torch::Tensor& tensor) = 0;   // in place; contiguous
+  // The same sum, started: it may still run when this returns (NCCL: on the communicator's own
+  // stream, after the work queued so far on the current stream), so nothing may use `tensor` until
+  // wait_started_collectives(). Every rank starts the same collectives in the same order. MPI sums
+  // at once.
+  virtual void start_allreduce_sum(torch::Tensor& tensor) { allreduce_sum(tensor); }
+  // Work queued on the current stream after this call sees every started collective's result (on a
+  // GPU the stream waits for them; the host does not).
+  virtual void wait_started_collectives() {}
   virtual void broadcast(torch::Tensor& tensor, int root) = 0;
   virtual void barrier() = 0;
   virtual std::string name() const = 0;
@@ -34,9 +42,14 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
   // Ends every process of the job (MPI_Abort; OpenMPI's mpirun then exits with `exit_code`);
   // prints nothing itself. Without a session, exits this process with `exit_code`.
-  // Hooks registered with on_abort (NCCL's communicator abort) run first, so no rank is left in a
-  // device collective.
+  // Hooks registered with on_abort (NCCL's communicator abort, harness/collective_guard.h) run
+  // first, so no rank is left in a device collective. Any thread may call it; the hooks run under a
+  // lock that forget_abort_hook takes too, so a hook never runs once it has been forgotten.
   [[noreturn]] static void abort_job(int exit_code);
+  // Prints "mlharness: internal error (rank R): <message>" on stderr and ends the job with exit
+  // status 3 (abort_job): for a thread that finds the job broken where no exception reaches main
+  // (the NCCL watchdog).
+  [[noreturn]] static void fail_job(const std::string& message);
   static void on_abort(void (*hook)(void*), void* argument);
   static void forget_abort_hook(void* argument);  // the hooks registered with this argument
   static bool active();

@@ -12,8 +12,11 @@
 # is over MLH_BUNDLE_LIMIT_MIB (60: the device tool carries 64 MiB with the tree).
 #
 # run unpacks the bundle, finds the LibTorch and CUDA libraries inside that machine's torch 2.11
-# Python package, and in at most about 8 minutes writes under $OUT (default ./device-out):
-#   summary.txt       GPU, the cuda tests, the bench table and the mini run, as printed
+# Python package, and within 530 s (each part's share: budget_* below) writes under $OUT (default
+# ./device-out):
+#   summary.txt       GPU, the cuda tests (on two ranks too where two GPUs and mpirun are there), the
+#                     bench table with host syncs per step, and the mini run, as printed; each part's
+#                     result line is appended the moment it ends, so a killed run keeps the parts done
 #   cuda_tests.xml    the `cuda` tests (GoogleTest XML)
 #   bench.json        every bench case (ResNet-50 fp32 and amp, channels-last, batches 128 and 256;
 #                     SSD300 fp32 and amp images/s at 32 and 64; Transformer-big and GNMT amp
@@ -95,16 +98,75 @@ unpack() {
   fi
 }
 
+# The time budget of `run`, in seconds: it must end inside one 600 s device command with room to
+# spare. Each part has its own share, and no part may run past the whole budget's end.
+budget_total_s=530          # everything, from the start of run
+budget_cuda_tests_s=90      # the cuda tests on one rank
+budget_two_rank_tests_s=60  # the two-rank cuda tests (only where two GPUs are visible)
+budget_mini_run_s=150       # the NCF mini run to its target
+# The bench cases, and each one's share: (workload|config|precision|batch sizes|flags|seconds).
+bench_cases_quick=("resnet50|mini|fp32,amp|8,16|--channels-last|80" "ssd|mini|fp32|8||50" "transformer|mini|amp|256||40"
+  "gnmt|mini|amp|8||40" "ncf|mini|fp32|4096||30")
+bench_cases_full=("resnet50||fp32,amp|128,256|--channels-last|80" "ssd||fp32,amp|32,64||50" "transformer||amp|5120||40"
+  "gnmt||amp|128||40" "ncf||fp32|65536||30")
+
+# A part's timeout: its share, cut to what is left of the whole budget (at least 1 s). On a CPU
+# (MLH_DEVICE=cpu: the run half exercised without a GPU, on a machine that others may share) the
+# shares and the whole are three times as long: no device command bounds it.
+part_timeout() {
+  local share=$(($1 * cpu_slowdown)) left=$((budget_total_s * cpu_slowdown - SECONDS))
+  ((left < 1)) && left=1
+  echo $((share < left ? share : left))
+}
+
+# Appends one part's result to the summary the moment it ends, so a run killed later keeps it.
+record_part() {
+  local part="$1" status="$2" started="$3"
+  local verdict=passed
+  case "$status" in
+    0) ;;
+    77) verdict=skipped ;;
+    124 | 137) verdict="timed out" ;;
+    *) verdict="failed (exit $status)" ;;
+  esac
+  echo "== result: $part: $verdict in $((SECONDS - started)) s (budget used: $SECONDS of $((budget_total_s * cpu_slowdown)) s)" >>"$summary"
+  echo "== result: $part: $verdict in $((SECONDS - started)) s"
+}
+
+# Host syncs per training step, per bench case, from bench JSON files: printed, and a failure where
+# any case has more than 0 (bench on CUDA measures them; a case without the field was not measured).
+host_syncs_report() {
+  python3 - "$@" <<'PYTHON'
+import json, sys
+failed = False
+for path in sys.argv[1:]:
+    report = json.load(open(path))
+    for case in report.get("cases", []):
+        syncs = case.get("host_syncs_per_step", report.get("host_syncs_per_step"))
+        name = "%s %s %s batch %s" % (report.get("workload"), case.get("mode", ""), case.get("precision"),
+                                      case.get("batch_size_per_rank"))
+        if syncs is None:
+            print("  %s: host syncs per step not measured" % name)
+        else:
+            print("  %s: %g host syncs per step%s" % (name, syncs, "  <- wanted 0" if syncs > 0 else ""))
+            failed = failed or syncs > 0
+sys.exit(1 if failed else 0)
+PYTHON
+}
+
 run() {
+  SECONDS=0
   local out="${OUT:-$here/device-out}"
   mkdir -p "$out"
-  local summary="$out/summary.txt"
+  summary="$out/summary.txt"
   local device="${MLH_DEVICE:-cuda}" quick="${MLH_QUICK:-0}"
+  cpu_slowdown=1
+  [[ $device == cpu ]] && cpu_slowdown=3
   unpack
   local work
   work="$(mktemp -d /tmp/mlh-device-check.XXXXXX)"
   {
-    echo "== device check $(date -u +%Y-%m-%dT%H:%M:%SZ), device $device$([[ $quick = 1 ]] && echo ', quick sizes')"
+    echo "== device check $(date -u +%Y-%m-%dT%H:%M:%SZ), device $device$([[ $quick = 1 ]] && echo ', quick sizes'), budget $budget_total_s s"
     if command -v nvidia-smi >/dev/null; then
       nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit --format=csv 2>&1
     else
@@ -113,32 +175,60 @@ run() {
     echo
     echo "== cuda tests"
   } | tee "$summary"
-  local failures=()
-  timeout 120 "$root/bin/mlh_cuda_tests" --gtest_output="xml:$out/cuda_tests.xml" 2>&1 | tee -a "$summary" ||
-    failures+=("cuda tests")
+  local failures=() started status
+  started=$SECONDS
+  timeout "$(part_timeout $budget_cuda_tests_s)" "$root/bin/mlh_cuda_tests" --gtest_output="xml:$out/cuda_tests.xml" 2>&1 |
+    tee -a "$summary"
+  status=${PIPESTATUS[0]}
+  record_part "cuda tests" "$status" "$started"
+  ((status == 0)) || failures+=("cuda tests")
 
-  # The bench table: (workload, config, precision, batch sizes, extra flags), each case's JSON merged.
-  local cases
-  if [[ $quick = 1 ]]; then
-    cases=("resnet50|mini|fp32,amp|8,16|--channels-last" "ssd|mini|fp32|8|" "transformer|mini|amp|256|" "gnmt|mini|amp|8|"
-      "ncf|mini|fp32|4096|")
+  # Two ranks, one GPU each, where two are visible and an mpirun is at hand.
+  echo | tee -a "$summary"
+  echo "== cuda tests on two ranks" | tee -a "$summary"
+  local gpus
+  gpus="$("$root/bin/mlh_cuda_tests" --visible-gpus 2>/dev/null || echo 0)"
+  started=$SECONDS
+  if ((gpus < 2)); then
+    echo "skipped: they need two GPUs; $gpus visible" | tee -a "$summary"
+    status=77
+  elif ! command -v mpirun >/dev/null; then
+    echo "skipped: $gpus GPUs but no mpirun on this machine" | tee -a "$summary"
+    status=77
   else
-    cases=("resnet50||fp32,amp|128,256|--channels-last" "ssd||fp32,amp|32,64|" "transformer||amp|5120|" "gnmt||amp|128|"
-      "ncf||fp32|65536|")
+    timeout "$(part_timeout $budget_two_rank_tests_s)" mpirun --allow-run-as-root --oversubscribe -np 2 \
+      -x LD_LIBRARY_PATH -x OPAL_PREFIX "$root/bin/mlh_cuda_tests" --gtest_filter='CudaTwoRanks.*' 2>&1 | tee -a "$summary"
+    status=${PIPESTATUS[0]}
   fi
+  record_part "cuda tests on two ranks" "$status" "$started"
+  ((status == 0 || status == 77)) || failures+=("cuda tests on two ranks")
+
+  # The bench table, each case's JSON merged.
+  local cases
+  if [[ $quick = 1 ]]; then cases=("${bench_cases_quick[@]}"); else cases=("${bench_cases_full[@]}"); fi
   echo | tee -a "$summary"
   echo "== bench ($device)" | tee -a "$summary"
   local jsons=() i=0
   for case in "${cases[@]}"; do
-    IFS='|' read -r workload config precision batches flags <<<"$case"
+    IFS='|' read -r workload config precision batches flags share <<<"$case"
     i=$((i + 1))
     local config_flag=()
     [[ -n "$config" ]] && config_flag=(--config "$config")
+    started=$SECONDS
     # shellcheck disable=SC2086
-    timeout 150 "$mlharness" bench --workload "$workload" "${config_flag[@]}" --device "$device" \
+    timeout "$(part_timeout "$share")" "$mlharness" bench --workload "$workload" "${config_flag[@]}" --device "$device" \
       --precision "$precision" --batch-sizes "$batches" $flags --data-dir "$work/data" \
       --json "$work/bench_$i.json" 2>&1 | grep -v '^wrote ' | tee -a "$summary"
-    if [[ -f "$work/bench_$i.json" ]]; then jsons+=("$work/bench_$i.json"); else failures+=("bench $workload"); fi
+    status=${PIPESTATUS[0]}
+    if [[ -f "$work/bench_$i.json" ]]; then
+      jsons+=("$work/bench_$i.json")
+      host_syncs_report "$work/bench_$i.json" | tee -a "$summary"
+      ((${PIPESTATUS[0]} == 0)) || { status=1; echo "host syncs inside the training step" | tee -a "$summary"; }
+    else
+      ((status == 0)) && status=1
+    fi
+    record_part "bench $workload" "$status" "$started"
+    ((status == 0)) || failures+=("bench $workload")
   done
   if ((${#jsons[@]})); then
     python3 -c 'import json, sys; json.dump([json.load(open(p)) for p in sys.argv[2:]], open(sys.argv[1], "w"), indent=1)' \
@@ -147,17 +237,19 @@ run() {
 
   echo | tee -a "$summary"
   echo "== NCF mini to its target ($device)" | tee -a "$summary"
-  timeout 240 "$mlharness" --workload ncf --config mini --seed 1 --device "$device" --out "$work/results" \
-    --data-dir "$work/data" 2>&1 | tee -a "$summary"
-  local status=$?
+  started=$SECONDS
+  timeout "$(part_timeout $budget_mini_run_s)" "$mlharness" --workload ncf --config mini --seed 1 --device "$device" \
+    --out "$work/results" --data-dir "$work/data" 2>&1 | tee -a "$summary"
+  status=${PIPESTATUS[0]}
+  record_part "NCF mini run" "$status" "$started"
   ((status == 0)) || failures+=("NCF mini run (exit $status)")
   local log
-  log="$(find "$work/results" -name 'result_*.txt' | head -1)"
+  log="$(find "$work/results" -name 'result_*.txt' 2>/dev/null | head -1)"
   if [[ -n "$log" ]]; then
     cp "$log" "$out/ncf_result.txt"
     cp "${log%.txt}.json" "$out/ncf_result.json" 2>/dev/null
   fi
-  echo "== done: mini run exit $status; results under $out" | tee -a "$summary"
+  echo "== done in $SECONDS s; results under $out" | tee -a "$summary"
   ((${#failures[@]} == 0)) || echo "== failed: ${failures[*]}" | tee -a "$summary"
   rm -rf "$work" "$root"
   ((${#failures[@]} == 0))

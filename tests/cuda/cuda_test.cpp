@@ -1,8 +1,12 @@
 // The `cuda` label: what only a GPU can show. Every test skips, saying why, where this build has no
 // CUDA or the machine no GPU; launch/device_check.sh runs them on a GPU machine. Its own main holds
-// an MPI session (a singleton world) for the NCCL communicator's unique-id broadcast.
+// an MPI session (a singleton world, or two ranks under mpirun) for the NCCL communicator's unique-id
+// broadcast; every NCCL communicator here has its host side. The CudaTwoRanks tests need two ranks on
+// two GPUs and skip, saying so, elsewhere.
 #include <chrono>
 #include <functional>
+#include <cstdio>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -15,6 +19,7 @@
 #include "harness/lars.h"
 #include "harness/libtorch_compat.h"
 #include "harness/train_step.h"
+#include "harness/gradient_allreduce.h"
 #include "harness/mixed_precision.h"
 #include "harness/world.h"
 #ifdef MLH_WITH_CUDA
@@ -119,20 +124,39 @@ TEST(CudaEnergy, NvmlMeasuresTheGpuWhileItWorks) {
   EXPECT_EQ(meter.source(), "nvml");
 }
 
-TEST(CudaNccl, OneRanksCommunicatorReducesAndBroadcastsOnTheGpu) {
+// The host side NCCL's communicator hands CPU tensors and barriers to (MPI in a job): it counts them.
+class CountingHostCommunicator final : public Communicator {
+ public:
+  void allreduce_sum(torch::Tensor& tensor) override { ++sums; tensor.mul_(2); }  // as two equal ranks
+  void broadcast(torch::Tensor&, int) override { ++broadcasts; }
+  void barrier() override { ++barriers; }
+  std::string name() const override { return "counting host"; }
+  int sums = 0, broadcasts = 0, barriers = 0;
+};
+
+TEST(CudaNccl, OneRanksCommunicatorReducesOnTheGpuAndLeavesTheHostsPartToTheHost) {
   MLH_SKIP_WITHOUT_GPU();
 #ifdef MLH_WITH_CUDA
-  const World world = World::from_mpi();
-  auto nccl = make_nccl_communicator(kGpu, 0, 1, std::shared_ptr<Communicator>());
+  auto host = std::make_shared<CountingHostCommunicator>();
+  auto nccl = make_nccl_communicator(kGpu, 0, 1, host);
   EXPECT_EQ(nccl->name(), "nccl");
   EXPECT_EQ(nccl->device(), kGpu);
   for (const auto dtype : {torch::kFloat, torch::kHalf, torch::kBFloat16, torch::kDouble}) {
     torch::Tensor t = torch::arange(10, torch::TensorOptions(kGpu).dtype(dtype));
     nccl->allreduce_sum(t);
     nccl->broadcast(t, 0);
+    torch::Tensor started = torch::arange(10, torch::TensorOptions(kGpu).dtype(dtype));
+    nccl->start_allreduce_sum(started);
+    nccl->wait_started_collectives();
     nccl->barrier();
     EXPECT_TRUE(torch::equal(t.cpu().to(torch::kDouble), torch::arange(10, torch::kDouble))) << dtype;
+    EXPECT_TRUE(torch::equal(started.cpu().to(torch::kDouble), torch::arange(10, torch::kDouble))) << dtype;
   }
+  torch::Tensor scalar = torch::ones({1}, torch::kDouble);
+  nccl->allreduce_sum(scalar);
+  EXPECT_EQ(scalar.item<double>(), 2.0);
+  EXPECT_EQ(host->sums, 1);
+  EXPECT_EQ(host->barriers, 4);
   EXPECT_FALSE(nccl_version().empty());
 #endif
 }
@@ -237,12 +261,95 @@ TEST(CudaPrecision, Tf32IsNamedWhereItRuns) {
   apply_precision_to_gpu_math(Precision::kFp32Strict);
   EXPECT_EQ(describe_precision(Precision::kFp32, kGpu), "fp32");
   libtorch::set_cuda_tf32(before);
+// Two ranks, one GPU each, under `mpirun -np 2` (ctest cuda.TwoRanks starts them where two GPUs are
+// visible): on one rank an all-reduce or a broadcast is the identity, so a wrong one would pass.
+#define MLH_SKIP_WITHOUT_TWO_RANKS_ON_TWO_GPUS()                                                        \
+  MLH_SKIP_WITHOUT_GPU();                                                                             \
+  if (MpiSession::world_size() != 2 || visible_gpu_count() < 2)                                       \
+  GTEST_SKIP() << "needs two ranks on two GPUs (" << MpiSession::world_size() << " rank(s), "         \
+               << visible_gpu_count() << " GPU(s) visible); ctest cuda.TwoRanks runs them under mpirun -np 2"
+
+const World& launched_world() {
+  static const World instance = World::from_mpi();
+  return instance;
+}
+
+TEST(CudaTwoRanks, NcclSumsAndBroadcastsAcrossTheRanks) {
+  MLH_SKIP_WITHOUT_TWO_RANKS_ON_TWO_GPUS();
+  const torch::Device gpu = rank_device(launched_world(), "auto");
+  const World world = launched_world().with_device(gpu);
+  ASSERT_EQ(world.comm().name(), "nccl");
+  const double r = world.rank();
+  for (const auto dtype : {torch::kFloat, torch::kHalf, torch::kDouble, torch::kLong}) {
+    torch::Tensor t = (torch::arange(6, torch::kDouble) * (r + 1)).to(torch::TensorOptions(gpu).dtype(dtype));
+    world.comm().allreduce_sum(t);  // 1x + 2x
+    EXPECT_TRUE(torch::equal(t.cpu().to(torch::kDouble), torch::arange(6, torch::kDouble) * 3)) << dtype;
+    torch::Tensor from_one = torch::full({3}, r + 7, torch::TensorOptions(gpu).dtype(dtype));
+    world.comm().broadcast(from_one, 1);
+    EXPECT_TRUE(torch::equal(from_one.cpu().to(torch::kDouble), torch::full({3}, 8.0, torch::kDouble))) << dtype;
+  }
+  torch::Tensor on_host = torch::full({2}, r, torch::kDouble);  // MPI, the control plane
+  world.comm().allreduce_sum(on_host);
+  EXPECT_TRUE(torch::equal(on_host, torch::full({2}, 1.0, torch::kDouble)));
+  world.comm().barrier();
+}
+
+TEST(CudaTwoRanks, BatchNormStatisticsAreTheMeanOverTheRanks) {
+  MLH_SKIP_WITHOUT_TWO_RANKS_ON_TWO_GPUS();
+  const torch::Device gpu = rank_device(launched_world(), "auto");
+  const World world = launched_world().with_device(gpu);
+  torch::nn::BatchNorm2d bn(3);
+  bn->to(gpu);
+  torch::NoGradGuard no_grad;
+  bn->running_mean.fill_(world.rank() == 0 ? 1.0 : 3.0);
+  bn->running_var.fill_(world.rank() == 0 ? 2.0 : 4.0);
+  EXPECT_EQ(average_batchnorm_statistics(*bn, world), 2);
+  EXPECT_TRUE(torch::equal(bn->running_mean.cpu(), torch::full({3}, 2.0f)));
+  EXPECT_TRUE(torch::equal(bn->running_var.cpu(), torch::full({3}, 3.0f)));
+  EXPECT_EQ(bn->running_mean.device(), gpu);
+}
+
+// Buckets reduced on NCCL's own stream while backward runs give the sums of the reduction after
+// backward, and the gradients stay views of the buckets.
+TEST(CudaTwoRanks, GradientBucketsReducedDuringBackwardOnTheirOwnStream) {
+  MLH_SKIP_WITHOUT_TWO_RANKS_ON_TWO_GPUS();
+  const torch::Device gpu = rank_device(launched_world(), "auto");
+  const World world = launched_world().with_device(gpu);
+  std::vector<std::vector<torch::Tensor>> sums;
+  for (const bool during_backward : {true, false}) {
+    torch::manual_seed(5);
+    torch::nn::Sequential mlp(torch::nn::Linear(64, 256), torch::nn::ReLU(), torch::nn::Linear(256, 256),
+                              torch::nn::ReLU(), torch::nn::Linear(256, 8));
+    mlp->to(gpu);
+    std::vector<torch::Tensor> parameters = mlp->parameters();
+    GradientAllReducer reducer(parameters, world, /*bucket_bytes=*/64 << 10);
+    ASSERT_TRUE(reducer.can_overlap());
+    torch::manual_seed(100 + world.rank());
+    const torch::Tensor input = torch::randn({32, 64}).to(gpu);
+    if (during_backward) reducer.reduce_during_next_backward();
+    mlp->forward(input).pow(2).sum().backward();
+    reducer.allreduce_sum();
+    if (during_backward) {
+      EXPECT_EQ(reducer.buckets_reduced_during_backward(), static_cast<int64_t>(reducer.buckets().size()));
+      EXPECT_TRUE(parameters[0].grad().is_alias_of(parameters[1].grad()) ||
+                  reducer.buckets().size() == parameters.size());
+    }
+    std::vector<torch::Tensor> grads;
+    for (const auto& p : parameters) grads.push_back(p.grad().cpu());
+    sums.push_back(grads);
+  }
+  for (size_t i = 0; i < sums[0].size(); ++i) EXPECT_TRUE(torch::allclose(sums[0][i], sums[1][i])) << i;
 }
 
 }  // namespace
 }  // namespace mlh
 
 int main(int argc, char** argv) {
+  // `--visible-gpus`: prints how many GPUs this process sees (tests/cuda/two_ranks.sh asks).
+  if (argc == 2 && std::string(argv[1]) == "--visible-gpus") {
+    std::printf("%d\n", mlh::visible_gpu_count());
+    return 0;
+  }
   mlh::MpiSession mpi(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();

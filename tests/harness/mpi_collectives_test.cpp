@@ -1,12 +1,14 @@
 // Run under `mpirun -np 2` (ctest mpi.Collectives): every rank's BatchNorm running statistics become
 // their mean over the ranks, at any depth of the model, other buffers untouched; gradient buckets
-// reduced inside backward (hooks) give bitwise the sums of the reduction after backward; allgather
-// concatenates in rank order.
+// reduced inside backward (hooks) give bitwise the sums of the reduction after backward, with the
+// gradients left as views of the buckets, in the same bucket order on a rank whose backward produced
+// other gradients or none; allgather concatenates in rank order.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include "harness/batchnorm_statistics.h"
 #include "harness/gradient_allreduce.h"
+#include "harness/optimizer.h"
 #include "harness/world.h"
 
 namespace mlh {
@@ -104,6 +106,72 @@ TEST(GradientBuckets, ReducedInsideBackwardAreBitwiseTheSumsReducedAfterIt) {
   torch::Tensor first = during.front().clone();
   world().comm().broadcast(first, 1);
   EXPECT_TRUE(torch::equal(first, during.front()));
+}
+
+// After an armed step every gradient is a view of its bucket (gradient_as_bucket_view): the
+// parameters of one bucket share its storage, a channels-last weight's gradient has the weight's
+// strides, and the next step accumulates into the same memory.
+TEST(GradientBuckets, GradientsAreViewsOfTheirBucketsAcrossSteps) {
+  ASSERT_EQ(world().size(), 2) << "run under mpirun -np 2";
+  torch::manual_seed(5);
+  torch::nn::Conv2d conv(torch::nn::Conv2dOptions(3, 4, 3));
+  conv->weight.set_data(conv->weight.contiguous(torch::MemoryFormat::ChannelsLast));
+  std::vector<torch::Tensor> parameters = conv->parameters();
+  GradientAllReducer reducer(parameters, world(), /*bucket_bytes=*/int64_t{1} << 20);
+  ASSERT_EQ(reducer.buckets().size(), 1u);
+  std::vector<const void*> first_addresses;
+  for (int step = 0; step < 2; ++step) {
+    drop_gradients(parameters);
+    reducer.reduce_during_next_backward();
+    torch::manual_seed(100 + world().rank() + 10 * step);
+    conv->forward(torch::randn({2, 3, 6, 6})).pow(2).sum().backward();
+    reducer.allreduce_sum();
+    EXPECT_EQ(reducer.buckets_reduced_during_backward(), 1);
+    const torch::Tensor& weight_grad = conv->weight.grad();
+    EXPECT_EQ(weight_grad.strides(), conv->weight.strides());
+    EXPECT_TRUE(weight_grad.is_alias_of(conv->bias.grad()));
+    std::vector<const void*> addresses;
+    for (const auto& p : parameters) addresses.push_back(p.grad().data_ptr());
+    if (step == 0) first_addresses = addresses;
+    else EXPECT_EQ(addresses, first_addresses);
+  }
+}
+
+// Three parameters of one size, each its own bucket: buckets {c}, {b}, {a}. Rank 0's backward
+// produces a's gradient before c's and none for b; rank 1's is `peer` (no backward at all: no
+// samples this step; or one where b is used too). Bucket order must not follow either backward:
+// reduced in another order than the peer, the equal-sized buckets would add the wrong gradients.
+enum class Peer { kNoSamples, kUsesEveryParameter };
+
+void expect_gradients_summed_in_bucket_order(Peer peer) {
+  const torch::Tensor x = torch::arange(1.0, 5.0);
+  torch::Tensor a = torch::full({4}, 2.0, torch::requires_grad());
+  torch::Tensor b = torch::full({4}, 3.0, torch::requires_grad());
+  torch::Tensor c = torch::full({4}, 5.0, torch::requires_grad());
+  GradientAllReducer reducer({a, b, c}, world(), /*bucket_bytes=*/16);
+  ASSERT_EQ(reducer.buckets(), (std::vector<std::vector<size_t>>{{2}, {1}, {0}}));
+  reducer.reduce_during_next_backward();
+  if (world().rank() == 0) (a * (c * x)).sum().backward();  // AccumulateGrad of a runs first
+  else if (peer == Peer::kUsesEveryParameter) (a * (b * (c * x))).sum().backward();
+  reducer.allreduce_sum();
+  const bool peer_used_all = peer == Peer::kUsesEveryParameter;
+  // d/da of a*c*x is c*x; of a*b*c*x is b*c*x; and so on.
+  const torch::Tensor expected_a = 5.0 * x + (peer_used_all ? 15.0 * x : torch::zeros_like(x));
+  const torch::Tensor expected_b = peer_used_all ? 10.0 * x : torch::zeros_like(x);
+  const torch::Tensor expected_c = 2.0 * x + (peer_used_all ? 6.0 * x : torch::zeros_like(x));
+  EXPECT_TRUE(torch::equal(a.grad(), expected_a)) << a.grad();
+  EXPECT_TRUE(torch::equal(b.grad(), expected_b)) << b.grad();
+  EXPECT_TRUE(torch::equal(c.grad(), expected_c)) << c.grad();
+}
+
+TEST(GradientBuckets, ARankWithoutSamplesReducesInItsPeersOrder) {
+  ASSERT_EQ(world().size(), 2) << "run under mpirun -np 2";
+  expect_gradients_summed_in_bucket_order(Peer::kNoSamples);
+}
+
+TEST(GradientBuckets, ARankWithoutSomeGradientsReducesInItsPeersOrder) {
+  ASSERT_EQ(world().size(), 2) << "run under mpirun -np 2";
+  expect_gradients_summed_in_bucket_order(Peer::kUsesEveryParameter);
 }
 
 }  // namespace
