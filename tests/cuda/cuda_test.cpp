@@ -261,6 +261,8 @@ TEST(CudaPrecision, Tf32IsNamedWhereItRuns) {
   apply_precision_to_gpu_math(Precision::kFp32Strict);
   EXPECT_EQ(describe_precision(Precision::kFp32, kGpu), "fp32");
   libtorch::set_cuda_tf32(before);
+}
+
 // Two ranks, one GPU each, under `mpirun -np 2` (ctest cuda.TwoRanks starts them where two GPUs are
 // visible): on one rank an all-reduce or a broadcast is the identity, so a wrong one would pass.
 #define MLH_SKIP_WITHOUT_TWO_RANKS_ON_TWO_GPUS()                                                        \
