@@ -5,9 +5,15 @@
 // memory's zero fill and page faults (~0.6 MB per 224 x 224 image) can cost more than the decode
 // (measured: 330 vs 915 images/s per thread). Pixel is the element type: float for COCO's normalised
 // images, uint8_t for ImageNet's 8-bit ones (BatchPixels, BatchBytes). Thread-safe.
+//
+// With an allocator (the consumer's memory: pinned memory that a GPU copies from, say) the workers
+// decode into buffers it gives, and hand_over() passes a delivered batch's buffer itself to the
+// consumer: no copy at all. Such buffers are never reused here; the allocator's owner decides when
+// the memory is free again (a CUDA host allocator, once the copies that read it are done).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -20,8 +26,15 @@ namespace mlh {
 template <class Pixel>
 class BasicBatchPixels {
  public:
+  // One batch's memory from an allocator: `values` points into what `owner` keeps alive.
+  struct Memory {
+    Pixel* values = nullptr;
+    std::shared_ptr<void> owner;
+  };
+  // Memory for `values` values (>= 1), uninitialised; called by the loader's workers' lock holder.
+  using Allocate = std::function<Memory(int64_t values)>;
   struct Buffer {  // one batch's pixels
-    std::unique_ptr<Pixel[]> values;  // uninitialised until written
+    Memory memory;  // uninitialised until written
     int64_t capacity = 0;
   };
   // One image's place in its batch's buffer; empty for a skipped image.
@@ -30,8 +43,9 @@ class BasicBatchPixels {
     Pixel* out = nullptr;  // image_values values, all of which the decode writes
   };
 
-  // image_values: values per image (>= 1). Keeps up to prefetch_batches + 1 batch buffers.
-  BasicBatchPixels(int64_t image_values, int prefetch_batches);
+  // image_values: values per image (>= 1). Keeps up to prefetch_batches + 1 batch buffers of its own;
+  // with `allocate`, every batch's buffer comes from it instead and none is kept.
+  BasicBatchPixels(int64_t image_values, int prefetch_batches, Allocate allocate = nullptr);
   int64_t image_values() const { return image_values_; }
 
   // The loader's SampleLoader::OpenBatch: points each sample's `pixels` (a Slot member) at its image
@@ -46,6 +60,12 @@ class BasicBatchPixels {
   template <class Sample>
   void take_images(SampleBatch<Sample>& batch, Pixel* images);
 
+  // The delivered batch's buffer itself, the skipped images' pixels zeroed in place, its first
+  // batch.size() * image_values values the batch's images; then clears batch.samples as take_images
+  // does. Only with an allocator (else an InternalError). Empty Memory for a batch of no samples.
+  template <class Sample>
+  Memory hand_over(SampleBatch<Sample>& batch);
+
   // A loader's next() made of its next_into(images_for): the pixels go into the returned batch's own
   // `images` vector, one given back by recycle() where there is one.
   template <class NextInto>
@@ -55,11 +75,15 @@ class BasicBatchPixels {
 
  private:
   std::shared_ptr<Buffer> take_buffer(int64_t images);  // nullptr for no images
+  template <class Sample>
+  static std::shared_ptr<Buffer> buffer_of(SampleBatch<Sample>& batch);  // then clears batch.samples
   void copy_images(std::shared_ptr<Buffer> buffer, const std::vector<uint8_t>& skipped, Pixel* images);
+  Memory hand_over_buffer(std::shared_ptr<Buffer> buffer, const std::vector<uint8_t>& skipped);
   std::vector<Pixel> take_spare_images();
 
   const int64_t image_values_;
   const size_t buffers_kept_;
+  const Allocate allocate_;
   std::mutex spares_mutex_;
   std::vector<std::shared_ptr<Buffer>> spare_buffers_;
   std::vector<std::vector<Pixel>> spare_images_;  // given back by recycle()
@@ -77,13 +101,14 @@ void BasicBatchPixels<Pixel>::open_batch(SampleBatch<Sample>& batch) {
   if (buffer == nullptr) return;
   for (size_t i = 0; i < batch.samples.size(); ++i) {
     batch.samples[i].pixels =
-        Slot{buffer, buffer->values.get() + static_cast<int64_t>(i) * image_values_};
+        Slot{buffer, buffer->memory.values + static_cast<int64_t>(i) * image_values_};
   }
 }
 
 template <class Pixel>
 template <class Sample>
-void BasicBatchPixels<Pixel>::take_images(SampleBatch<Sample>& batch, Pixel* images) {
+std::shared_ptr<typename BasicBatchPixels<Pixel>::Buffer> BasicBatchPixels<Pixel>::buffer_of(
+    SampleBatch<Sample>& batch) {
   std::shared_ptr<Buffer> buffer;  // a skipped sample no longer points at it
   for (const Sample& sample : batch.samples) {
     if (sample.pixels.buffer != nullptr) {
@@ -92,7 +117,19 @@ void BasicBatchPixels<Pixel>::take_images(SampleBatch<Sample>& batch, Pixel* ima
     }
   }
   batch.samples.clear();  // now `buffer` is its one owner
-  copy_images(std::move(buffer), batch.skipped, images);
+  return buffer;
+}
+
+template <class Pixel>
+template <class Sample>
+void BasicBatchPixels<Pixel>::take_images(SampleBatch<Sample>& batch, Pixel* images) {
+  copy_images(buffer_of(batch), batch.skipped, images);
+}
+
+template <class Pixel>
+template <class Sample>
+typename BasicBatchPixels<Pixel>::Memory BasicBatchPixels<Pixel>::hand_over(SampleBatch<Sample>& batch) {
+  return hand_over_buffer(buffer_of(batch), batch.skipped);
 }
 
 template <class Pixel>

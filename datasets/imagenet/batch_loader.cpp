@@ -16,7 +16,9 @@ void check_option(bool holds, const std::string& message) {
   if (!holds) throw UserError("imagenet loader: " + message);
 }
 
-const LoaderOptions& checked(const LoaderOptions& options) {
+}  // namespace
+
+const LoaderOptions& check_loader_options(const LoaderOptions& options) {
   check_option(options.threads >= 1, "threads is " + std::to_string(options.threads) +
                                           "; use at least 1 worker thread");
   check_option(options.prefetch_batches >= 1,
@@ -29,6 +31,8 @@ const LoaderOptions& checked(const LoaderOptions& options) {
                    std::to_string(options.image_size) + "; the centre crop must fit");
   return options;
 }
+
+namespace {
 
 SampleLoaderOptions sample_loader_options(const LoaderOptions& options) {
   SampleLoaderOptions sample_options;
@@ -51,8 +55,9 @@ BadImagePolicy parse_bad_image_policy(const std::string& name) {
 
 BatchLoader::BatchLoader(const ImageFolder& folder, LoaderOptions options)
     : folder_(folder),
-      options_(checked(options)),
-      pixels_(int64_t{3} * options.image_size * options.image_size, options.prefetch_batches),
+      options_(check_loader_options(options)),
+      pixels_(int64_t{3} * options.image_size * options.image_size, options.prefetch_batches,
+              options.allocate_pixels),
       samples_(
           sample_loader_options(options),
           [this](int32_t index, int64_t epoch, ImageSample& sample) { decode(index, epoch, sample); },
@@ -76,16 +81,27 @@ ImageBatch BatchLoader::next() {
 
 ImageBatch BatchLoader::next_into(const std::function<uint8_t*(int64_t count)>& images_for) {
   SampleBatch<ImageSample> samples = samples_.next();
+  ImageBatch batch = labelled(samples);
+  pixels_.take_images(samples, images_for(batch.count));
+  return batch;
+}
+
+ImageBatch BatchLoader::next_in_place() {
+  SampleBatch<ImageSample> samples = samples_.next();
+  ImageBatch batch = labelled(samples);
+  batch.memory = pixels_.hand_over(samples);
+  return batch;
+}
+
+ImageBatch BatchLoader::labelled(const SampleBatch<ImageSample>& samples) const {
   ImageBatch batch;
   batch.count = samples.size();
   batch.skipped = samples.skipped_count;
   batch.labels.resize(static_cast<size_t>(batch.count));
-  uint8_t* const images = images_for(batch.count);
   for (size_t i = 0; i < samples.indices.size(); ++i) {
     batch.labels[i] =
         samples.skipped[i] != 0 ? -1 : folder_.labels[static_cast<size_t>(samples.indices[i])];
   }
-  pixels_.take_images(samples, images);
   return batch;
 }
 

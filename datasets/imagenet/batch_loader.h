@@ -35,11 +35,18 @@ struct LoaderOptions {
   bool reduced_decode = true;
   uint64_t seed = 0;
   BadImagePolicy on_bad_image = BadImagePolicy::kFail;
+  // Where the workers decode each batch (BatchBytes::Allocate): the consumer's memory, taken by
+  // next_in_place() without a copy. Unset: the loader's own reused buffers.
+  BatchBytes::Allocate allocate_pixels;
 };
+
+// `options` when every value is in range, else a UserError naming the option.
+const LoaderOptions& check_loader_options(const LoaderOptions& options);
 
 struct ImageBatch {
   int64_t count = 0;            // slots: the number of indices asked for
   std::vector<uint8_t> images;  // count * image_size * image_size * 3: RGB, HWC per image
+  BatchBytes::Memory memory;    // next_in_place(): the images where the workers wrote them, same layout
   std::vector<int64_t> labels;  // count; -1 for a slot whose image was skipped (zero pixels)
   int64_t skipped = 0;          // slots skipped in this batch
 };
@@ -69,6 +76,10 @@ class BatchLoader {
   // caller owns (a pinned tensor's, say), instead of the returned batch's `images`, which stays
   // empty: a copy of the batch less.
   ImageBatch next_into(const std::function<uint8_t*(int64_t count)>& images_for);
+  // As next(), but the pixels stay in the memory that options.allocate_pixels gave the workers
+  // (batch.memory; empty for a batch of no slots) and `images` stays empty: no copy. Needs
+  // allocate_pixels (else an InternalError).
+  ImageBatch next_in_place();
   // Optional: hands a consumed batch back so a later next() reuses its pixel buffer instead of
   // allocating fresh memory (BatchPixels::recycle). Keeps up to 2 buffers. (The buffers the workers
   // decode into are always reused.)
@@ -81,6 +92,7 @@ class BatchLoader {
     BatchBytes::Slot pixels;
   };
   void decode(int32_t index, int64_t epoch, ImageSample& sample) const;
+  ImageBatch labelled(const SampleBatch<ImageSample>& samples) const;  // count, skipped, labels
 
   const ImageFolder& folder_;
   const LoaderOptions options_;

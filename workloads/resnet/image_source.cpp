@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "base/user_error.h"
+#include "datasets/batch_pixels.h"
 #include "datasets/counter_random.h"
 #include "datasets/imagenet/normalize.h"
 
@@ -62,22 +63,47 @@ HostBatch IdxImageSource::next() {
 JpegFolderSource::JpegFolderSource(imagenet::ImageFolder folder, imagenet::LoaderOptions options,
                                    int64_t label_offset)
     : folder_(std::make_unique<imagenet::ImageFolder>(std::move(folder))),
-      image_size_(options.image_size),
+      options_(std::move(options)),
+      image_size_(options_.image_size),
       label_offset_(label_offset) {
-  loader_ = std::make_unique<imagenet::BatchLoader>(*folder_, options);
+  imagenet::check_loader_options(options_);  // a bad option fails here, not at start()
 }
 
 void JpegFolderSource::start(std::vector<std::vector<int32_t>> batches, int64_t epoch) {
+  if (loader_ == nullptr) {
+    imagenet::LoaderOptions options = options_;
+    if (staged_for_gpu()) {
+      const torch::TensorOptions pinned = staging(torch::kByte);
+      options.allocate_pixels = [pinned](int64_t values) {
+        auto memory = std::make_shared<torch::Tensor>(torch::empty({values}, pinned));
+        return BatchBytes::Memory{memory->data_ptr<uint8_t>(), memory};
+      };
+    }
+    loader_ = std::make_unique<imagenet::BatchLoader>(*folder_, std::move(options));
+  }
   loader_->start(std::move(batches), epoch);
 }
 
 HostBatch JpegFolderSource::next() {
-  // The loader stacks the images straight into the tensor (it reuses its own per-image buffers).
+  MLH_ASSERT(loader_ != nullptr);
   torch::Tensor images;
-  const imagenet::ImageBatch batch = loader_->next_into([&](int64_t count) {
-    images = torch::empty({count, image_size_, image_size_, 3}, staging(torch::kByte));
-    return images.data_ptr<uint8_t>();
-  });
+  imagenet::ImageBatch batch;
+  if (staged_for_gpu()) {
+    batch = loader_->next_in_place();
+    const std::vector<int64_t> shape{batch.count, image_size_, image_size_, 3};
+    if (batch.count == 0) {
+      images = torch::empty(shape, staging(torch::kByte));
+    } else {
+      const auto& memory = *std::static_pointer_cast<torch::Tensor>(batch.memory.owner);
+      images = memory.narrow(0, 0, batch.count * image_size_ * image_size_ * 3).view(shape);
+    }
+  } else {
+    // The loader stacks the images straight into the tensor (it reuses its own per-image buffers).
+    batch = loader_->next_into([&](int64_t count) {
+      images = torch::empty({count, image_size_, image_size_, 3}, staging(torch::kByte));
+      return images.data_ptr<uint8_t>();
+    });
+  }
   torch::Tensor labels = torch::empty({batch.count}, staging(torch::kLong));
   std::memcpy(labels.data_ptr<int64_t>(), batch.labels.data(), batch.labels.size() * sizeof(int64_t));
   if (label_offset_ != 0) labels.add_(labels.ge(0).to(torch::kLong) * label_offset_);

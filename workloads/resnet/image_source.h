@@ -43,11 +43,12 @@ class ImageSource {
   virtual torch::Tensor model_input(const torch::Tensor& images) const { return images; }
   virtual int64_t skipped_images() const { return 0; }
   // The device the batches go to: for a GPU they are built in pinned memory, so that the copy is
-  // asynchronous (harness/device.h).
+  // asynchronous (harness/device.h). Call before the first start().
   void stage_for(const torch::Device& device) { staging_device_ = device; }
 
  protected:
   torch::TensorOptions staging(torch::ScalarType dtype) const { return host_staging_options(dtype, staging_device_); }
+  bool staged_for_gpu() const { return staging_device_.is_cuda(); }
 
  private:
   torch::Device staging_device_ = torch::kCPU;
@@ -88,15 +89,19 @@ class JpegFolderSource final : public ImageSource {
   int64_t channels() const override { return 3; }
   int64_t image_size() const override { return image_size_; }
   void start(std::vector<std::vector<int32_t>> batches, int64_t epoch) override;
-  // images: uint8 [n, S, S, 3], RGB, HWC per image (pinned where staged for a GPU).
+  // images: uint8 [n, S, S, 3], RGB, HWC per image. Staged for a GPU, the loader threads decode
+  // straight into pinned memory from LibTorch's CUDA host allocator and the batch is that memory (no
+  // copy on this thread; the allocator reuses it once the copies that read it are done); on the CPU
+  // they decode into the loader's own reused buffers and the batch is one copy of them.
   HostBatch next() override;
   torch::Tensor model_input(const torch::Tensor& images) const override;  // imagenet::normalize_images
-  int64_t skipped_images() const override { return loader_->skipped_total(); }
+  int64_t skipped_images() const override { return loader_ ? loader_->skipped_total() : 0; }
   const imagenet::ImageFolder& folder() const { return *folder_; }
 
  private:
   std::unique_ptr<imagenet::ImageFolder> folder_;  // the loader holds a reference: keep its address
-  std::unique_ptr<imagenet::BatchLoader> loader_;
+  imagenet::LoaderOptions options_;
+  std::unique_ptr<imagenet::BatchLoader> loader_;  // made by the first start(), after stage_for()
   int64_t image_size_;
   int64_t label_offset_;
 };
