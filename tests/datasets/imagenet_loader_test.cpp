@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -464,6 +465,54 @@ TEST(BatchLoader, NextIntoWritesTheBatchIntoTheCallersMemory) {
     EXPECT_EQ(got.skipped, expected.skipped);
   }
   EXPECT_EQ(loader.skipped_total(), 2);
+}
+
+// With an allocator the workers decode into the memory it gives (filled with 7s here, as reused
+// pinned memory would be), and next_in_place hands that memory over: the same pixels as next(),
+// skipped slots zeroed, a fresh block per batch, and a batch whose every image was skipped too.
+TEST(BatchLoader, NextInPlaceHandsOverTheAllocatorsMemoryWithTheSamePixels) {
+  const DamagedFolder damaged = damaged_folder(test_folder());
+  LoaderOptions options = small_options(3);
+  options.on_bad_image = BadImagePolicy::kSkip;
+  BatchLoader reference(damaged.folder, options);
+  std::atomic<int> blocks{0};
+  options.allocate_pixels = [&](int64_t values) {
+    ++blocks;
+    auto block = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(values), 7);
+    return BatchBytes::Memory{block->data(), block};
+  };
+  BatchLoader loader(damaged.folder, options);
+  const std::vector<std::vector<int32_t>> plan = {{0, 1, 2}, {}, {6}, {3, 6, 4, 5}};
+  reference.start(plan, 3);
+  loader.start(plan, 3);
+  std::vector<const uint8_t*> seen;
+  for (const std::vector<int32_t>& indices : plan) {
+    const ImageBatch expected = reference.next();
+    const ImageBatch got = loader.next_in_place();
+    EXPECT_TRUE(got.images.empty());
+    EXPECT_EQ(got.count, static_cast<int64_t>(indices.size()));
+    EXPECT_EQ(got.labels, expected.labels);
+    EXPECT_EQ(got.skipped, expected.skipped);
+    if (indices.empty()) {
+      EXPECT_EQ(got.memory.values, nullptr);
+      continue;
+    }
+    ASSERT_NE(got.memory.values, nullptr);
+    const std::vector<uint8_t> pixels(got.memory.values, got.memory.values + got.count * kImageBytes);
+    EXPECT_EQ(pixels, expected.images);
+    EXPECT_EQ(std::find(seen.begin(), seen.end(), got.memory.values), seen.end()) << "a block handed over twice";
+    seen.push_back(got.memory.values);
+  }
+  EXPECT_EQ(loader.skipped_total(), 3);
+  EXPECT_GE(blocks.load(), 3);  // one per batch with images (an all-skipped batch may take two)
+}
+
+// next_in_place is for a loader given an allocator.
+TEST(BatchLoader, NextInPlaceWithoutAnAllocatorIsAnInternalError) {
+  const ImageFolder folder = small_train_folder(test_folder());
+  BatchLoader loader(folder, small_options(1));
+  loader.start({{0}}, 0);
+  EXPECT_THROW(loader.next_in_place(), InternalError);
 }
 
 TEST(BatchLoader, JpegWithTrailingZeroPaddingIsNotTruncated) {
