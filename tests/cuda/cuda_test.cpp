@@ -13,6 +13,7 @@
 #include <torch/torch.h>
 
 #include "harness/batchnorm_statistics.h"
+#include "harness/copy_ahead.h"
 #include "harness/device.h"
 #include "harness/energy_meter.h"
 #include "harness/fused_adam.h"
@@ -249,6 +250,29 @@ TEST(CudaClip, ClipsWithoutAHostSync) {
   syncs.stop();
   EXPECT_EQ(syncs.count(), 0);
   EXPECT_NEAR(p.grad().norm().item<double>(), 1.0, 1e-4);
+}
+
+// A batch copied ahead on the copy stream arrives whole for the compute stream, without the host
+// waiting, while a step's work is queued behind it.
+TEST(CudaCopyAhead, CopiesOnItsOwnStreamWithoutAHostSync) {
+  MLH_SKIP_WITHOUT_GPU();
+  const torch::Tensor images = torch::empty({8, 64, 64, 3}, host_staging_options(torch::kByte, kGpu));
+  images.copy_(torch::randint(0, 256, {8, 64, 64, 3}).to(torch::kByte));
+  const torch::Tensor labels = torch::arange(8, host_staging_options(torch::kLong, kGpu));
+  CopyAhead ahead(kGpu);
+  HostSyncCounter syncs(kGpu);
+  syncs.start();
+  ahead.start({images, labels});
+  const torch::Tensor busy = torch::randn({2048, 2048}, torch::TensorOptions(kGpu)).matmul(torch::randn({2048, 2048}, torch::TensorOptions(kGpu)));
+  std::vector<torch::Tensor> on_gpu = ahead.take();
+  const torch::Tensor sum = on_gpu[0].to(torch::kLong).sum() + on_gpu[1].sum() + busy.sum().to(torch::kLong) * 0;
+  syncs.stop();
+  EXPECT_EQ(syncs.count(), 0);
+  ASSERT_EQ(on_gpu.size(), 2u);
+  EXPECT_EQ(on_gpu[0].device(), kGpu);
+  EXPECT_TRUE(torch::equal(on_gpu[0].cpu(), images));
+  EXPECT_TRUE(torch::equal(on_gpu[1].cpu(), labels));
+  EXPECT_EQ(sum.item<int64_t>(), images.to(torch::kLong).sum().item<int64_t>() + 28);
 }
 
 // fp32 on an Ampere or newer GPU with TF32 on is labelled tf32; fp32-strict turns it off.

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "base/user_error.h"
+#include "harness/copy_ahead.h"
 #include "harness/driver.h"
 #include "harness/platform.h"
 #include "tests/user_error_of.h"
@@ -110,6 +112,22 @@ TEST(HostStaging, PlainMemoryForTheCpu) {
 TEST(HostStaging, StagingForTheCpuIsTheTensorItself) {
   const torch::Tensor host = torch::arange(6, torch::kLong);
   EXPECT_TRUE(stage_to_device(host, torch::kCPU).is_same(host));
+}
+
+// On the CPU the copy ahead hands over the very tensors it was given, one batch in flight at a time.
+TEST(CopyAhead, OnTheCpuTakesWhatWasStartedAndHoldsOneBatch) {
+  CopyAhead ahead(torch::kCPU);
+  EXPECT_FALSE(ahead.started());
+  EXPECT_THROW(ahead.take(), InternalError);
+  const torch::Tensor images = torch::arange(12, torch::kByte), labels = torch::arange(3, torch::kLong);
+  ahead.start({images, labels});
+  EXPECT_TRUE(ahead.started());
+  EXPECT_THROW(ahead.start({images}), InternalError);
+  const std::vector<torch::Tensor> taken = ahead.take();
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_TRUE(taken[0].is_same(images));
+  EXPECT_TRUE(taken[1].is_same(labels));
+  EXPECT_FALSE(ahead.started());
 }
 
 }  // namespace
