@@ -16,6 +16,7 @@
 #include "datasets/imagenet/synthetic.h"
 #include "datasets/sharded_sampler.h"
 #include "harness/bench.h"
+#include "harness/copy_ahead.h"
 #include "harness/batchnorm_statistics.h"
 #include "harness/device.h"
 #include "harness/lars.h"
@@ -349,19 +350,33 @@ class ResNetWorkload final : public Workload {
     ShardedSampler::EpochPlan plan = sampler_->epoch_plan(gradient_shards_);
     const std::vector<std::vector<ShardedSampler::Slice>> batch_shards = std::move(plan.shards);
     train_->start(std::move(plan.indices), epoch);
-    for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
-      trainer_->step().set_learning_rate(scheduled_learning_rate(settings_, schedule_.base_learning_rate, step_++, warmup_steps_, decay_steps_));
-      const auto& shards = batch_shards[static_cast<size_t>(b)];
-      const int64_t global_count = shards.front().global_size;
+    // Batch b + 1 is decoded and copied (on its own stream) while the device computes step b.
+    CopyAhead ahead(device_);
+    const auto copy_ahead = [&](int64_t b) {
       const HostBatch host = train_->next();
-      ResNetBatch batch{{}, global_count};
+      const auto& shards = batch_shards[static_cast<size_t>(b)];
+      std::vector<torch::Tensor> tensors;  // images, labels of each shard
       for (const ShardedSampler::Slice& slice : shards) {
         const int64_t begin = slice.begin - shards.front().begin, n = slice.end - slice.begin;
-        auto [images, labels] = on_device(*train_, host.images.narrow(0, begin, n), host.labels.narrow(0, begin, n));
-        batch.shards.push_back({images, labels});
+        auto [images, labels] = without_skipped(host.images.narrow(0, begin, n), host.labels.narrow(0, begin, n));
+        tensors.push_back(images);
+        tensors.push_back(labels);
+      }
+      ahead.start(std::move(tensors));
+    };
+    if (sampler_->num_batches() > 0) copy_ahead(0);
+    for (int64_t b = 0; b < sampler_->num_batches(); ++b) {
+      trainer_->step().set_learning_rate(scheduled_learning_rate(settings_, schedule_.base_learning_rate, step_++, warmup_steps_, decay_steps_));
+      const int64_t global_count = batch_shards[static_cast<size_t>(b)].front().global_size;
+      const std::vector<torch::Tensor> on_device = ahead.take();
+      ResNetBatch batch{{}, global_count};
+      int64_t count = 0;
+      for (size_t i = 0; i < on_device.size(); i += 2) {
+        batch.shards.push_back({model_input(*train_, on_device[i]), on_device[i + 1]});
+        count += on_device[i + 1].size(0);
       }
       const torch::Tensor loss = trainer_->train_on(batch);
-      const int64_t count = host.labels.size(0);
+      if (b + 1 < sampler_->num_batches()) copy_ahead(b + 1);
       progress.step(global_count, loss / std::max<int64_t>(count, 1));
     }
     return trainer_->step().take_epoch_stats(train_->size(), static_cast<double>(train_->size()));
@@ -378,16 +393,20 @@ class ResNetWorkload final : public Workload {
         part_in_batches(eval_->size(), world_->size(), world_->rank(), settings_.eval_batch_size);
     const size_t batches = plan.size();
     eval_->start(std::move(plan), epoch);
-    int64_t correct = 0;
+    torch::Tensor correct = torch::zeros({}, torch::TensorOptions(device_).dtype(torch::kLong));  // read once
     for (size_t b = 0; b < batches; ++b) {
       const HostBatch batch = eval_->next();
-      auto [images, labels] = on_device(*eval_, batch.images, batch.labels);
+      const auto [images, labels] = without_skipped(batch.images, batch.labels);
       AutocastScope autocast(precision_, device_);
-      correct += model->forward(images).argmax(1).eq(labels).sum().item<int64_t>();
+      correct += model->forward(model_input(*eval_, to_device(images, device_)))
+                     .argmax(1)
+                     .eq(to_device(labels, device_))
+                     .sum();
     }
     // A skipped eval image counts as wrong: the denominator stays the whole eval set.
     Quality quality;
-    quality.values["top1"] = world_->allreduce_sum(static_cast<double>(correct)) / static_cast<double>(eval_->size());
+    quality.values["top1"] =
+        world_->allreduce_sum(static_cast<double>(correct.item<int64_t>())) / static_cast<double>(eval_->size());
     return quality;
   }
 
@@ -419,17 +438,23 @@ class ResNetWorkload final : public Workload {
     eval_ = std::move(eval);
   }
 
-  // The batch of `source` as the model's input on its device and memory format, without the slots of
-  // skipped images.
-  std::pair<torch::Tensor, torch::Tensor> on_device(const ImageSource& source, torch::Tensor images,
-                                                    torch::Tensor labels) const {
+  // A host batch without the slots of skipped images (pinned memory stays pinned).
+  std::pair<torch::Tensor, torch::Tensor> without_skipped(torch::Tensor images, torch::Tensor labels) const {
     if (train_->skipped_images() + eval_->skipped_images() > 0) {
       const torch::Tensor kept = labels.ge(0).nonzero().squeeze(1);
       images = images.index_select(0, kept);
       labels = labels.index_select(0, kept);
+      if (device_.is_cuda()) {
+        images = images.pin_memory();
+        labels = labels.pin_memory();
+      }
     }
-    images = source.model_input(images.to(device_, /*non_blocking=*/true)).contiguous(memory_format(settings_.channels_last));
-    return {images, labels.to(device_, /*non_blocking=*/true)};
+    return {images, labels};
+  }
+
+  // A batch's images on the device as the model's input, in its memory format.
+  torch::Tensor model_input(const ImageSource& source, const torch::Tensor& images_on_device) const {
+    return source.model_input(images_on_device).contiguous(memory_format(settings_.channels_last));
   }
 
   void log_hyperparameters(MLLogger& log) const {
