@@ -65,6 +65,17 @@ TEST(Ssd300, ScaledInputWidthAndExtrasGoThroughTheSameCode) {
   EXPECT_EQ(scores.sizes(), (torch::IntArrayRef{1, 7, model->num_default_boxes()}));
 }
 
+// An empty batch goes through (a rank with an empty shard runs one when BatchNorm is synchronised).
+TEST(Ssd300, AnEmptyBatchGivesEmptyOutputsOfEveryBox) {
+  Ssd300 model(Ssd300Options{}.image_size(150).width(0.25).num_classes(7).extra_strides({2, 2, 2, 1})
+                   .boxes_per_location({4, 6, 6, 4, 4}));
+  torch::NoGradGuard no_grad;
+  model->eval();
+  const auto [locations, scores] = model->forward(torch::randn({0, 3, 150, 150}));
+  EXPECT_EQ(locations.sizes(), (torch::IntArrayRef{0, 4, model->num_default_boxes()}));
+  EXPECT_EQ(scores.sizes(), (torch::IntArrayRef{0, 7, model->num_default_boxes()}));
+}
+
 TEST(Ssd300, BadOptionsAreUserErrors) {
   EXPECT_NE(user_error_of([] { Ssd300(Ssd300Options{}.extra_strides({2, 2, 2, 1, 1, 1})); }).find("at most 5"),
             std::string::npos);

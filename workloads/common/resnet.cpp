@@ -15,7 +15,7 @@ torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t kernel, int64_t stride) 
 }
 
 torch::nn::Sequential projection(int64_t in, int64_t out, int64_t stride) {
-  return torch::nn::Sequential(conv(in, out, 1, stride), torch::nn::BatchNorm2d(out));
+  return torch::nn::Sequential(conv(in, out, 1, stride), SyncBatchNorm2d(out));
 }
 
 bool needs_projection(int64_t in, int64_t out, int64_t stride) { return stride != 1 || in != out; }
@@ -44,9 +44,9 @@ BasicBlockImpl::BasicBlockImpl(const ResNetBlockOptions& options_) : options(opt
   check_block_options(options);
   const int64_t in = options.in_channels(), width = options.width(), stride = options.stride();
   conv1 = register_module("conv1", conv(in, width, 3, stride));
-  bn1 = register_module("bn1", torch::nn::BatchNorm2d(width));
+  bn1 = register_module("bn1", SyncBatchNorm2d(width));
   conv2 = register_module("conv2", conv(width, width, 3, 1));
-  bn2 = register_module("bn2", torch::nn::BatchNorm2d(width));
+  bn2 = register_module("bn2", SyncBatchNorm2d(width));
   if (needs_projection(in, width * kExpansion, stride))
     downsample = register_module("downsample", projection(in, width * kExpansion, stride));
 }
@@ -63,11 +63,11 @@ BottleneckImpl::BottleneckImpl(const ResNetBlockOptions& options_) : options(opt
   const int64_t in = options.in_channels(), width = options.width(), stride = options.stride();
   const bool in_1x1 = options.stride_in_1x1();
   conv1 = register_module("conv1", conv(in, width, 1, in_1x1 ? stride : 1));
-  bn1 = register_module("bn1", torch::nn::BatchNorm2d(width));
+  bn1 = register_module("bn1", SyncBatchNorm2d(width));
   conv2 = register_module("conv2", conv(width, width, 3, in_1x1 ? 1 : stride));
-  bn2 = register_module("bn2", torch::nn::BatchNorm2d(width));
+  bn2 = register_module("bn2", SyncBatchNorm2d(width));
   conv3 = register_module("conv3", conv(width, width * kExpansion, 1, 1));
-  bn3 = register_module("bn3", torch::nn::BatchNorm2d(width * kExpansion));
+  bn3 = register_module("bn3", SyncBatchNorm2d(width * kExpansion));
   if (needs_projection(in, width * kExpansion, stride))
     downsample = register_module("downsample", projection(in, width * kExpansion, stride));
 }
@@ -119,7 +119,7 @@ ResNetImpl::ResNetImpl(const ResNetOptions& options_) : options(options_) {
   stem_channels_ = std::max<int64_t>(1, std::llround(64.0 * options.width()));
   conv1 = register_module("conv1", options.small_input() ? conv(options.in_channels(), stem_channels_, 3, 1)
                                                          : conv(options.in_channels(), stem_channels_, 7, 2));
-  bn1 = register_module("bn1", torch::nn::BatchNorm2d(stem_channels_));
+  bn1 = register_module("bn1", SyncBatchNorm2d(stem_channels_));
 
   int64_t in = stem_channels_;
   for (size_t i = 0; i < layers.size(); ++i) {

@@ -17,6 +17,8 @@
 //  - BN: gamma 1, beta 0; with zero_init_residual the last BN gamma of every block is 0 (the reference
 //    does not do this, so it is off by default).
 //  - FC: weight N(0, 0.01), bias 0 (the reference from v0.6 on; v0.5 used Glorot-uniform).
+// Every BatchNorm is a SyncBatchNorm2d (harness/sync_batchnorm.h): BatchNorm2d itself, bit for bit,
+// until set_batchnorm_group gives it a group of ranks whose statistics it then shares.
 // Padding is PyTorch's symmetric k/2 (the reference pads strided convs the same way; its SAME max-pool
 // pads one pixel on the bottom/right only, ours on all sides as torchvision does).
 #pragma once
@@ -25,6 +27,8 @@
 #include <vector>
 
 #include <torch/torch.h>
+
+#include "harness/sync_batchnorm.h"
 
 namespace mlh::common {
 
@@ -52,7 +56,7 @@ class BasicBlockImpl : public torch::nn::Module {
 
   ResNetBlockOptions options;
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
-  torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
+  SyncBatchNorm2d bn1{nullptr}, bn2{nullptr};
   torch::nn::Sequential downsample{nullptr};  // null for the identity shortcut
 };
 TORCH_MODULE(BasicBlock);
@@ -66,7 +70,7 @@ class BottleneckImpl : public torch::nn::Module {
 
   ResNetBlockOptions options;
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr}, conv3{nullptr};
-  torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr}, bn3{nullptr};
+  SyncBatchNorm2d bn1{nullptr}, bn2{nullptr}, bn3{nullptr};
   torch::nn::Sequential downsample{nullptr};
 };
 TORCH_MODULE(Bottleneck);
@@ -112,7 +116,7 @@ class ResNetImpl : public torch::nn::Module {
 
   ResNetOptions options;
   torch::nn::Conv2d conv1{nullptr};
-  torch::nn::BatchNorm2d bn1{nullptr};
+  SyncBatchNorm2d bn1{nullptr};
   std::vector<torch::nn::Sequential> stages;  // registered as layer1, layer2, ...
   torch::nn::Linear fc{nullptr};              // null when num_classes is 0
 

@@ -30,7 +30,11 @@ torch::Tensor ResNetTrainer::train_on(const ResNetBatch& batch) {
   return step_.run(static_cast<int64_t>(batch.shards.size()), static_cast<double>(batch.global_count),
                    [&](int64_t k) -> torch::Tensor {
                      const ImageShard& shard = batch.shards[static_cast<size_t>(k)];
-                     if (shard.images.size(0) == 0) return {};
+                     if (shard.images.size(0) == 0) {
+                       // Synchronised BatchNorm's collectives need every rank's passes, an empty one too.
+                       if (!model_->bn1->group().synchronised()) return {};
+                       return model_->forward(shard.images).to(torch::kFloat).sum() * 0.0;
+                     }
                      return torch::nn::functional::cross_entropy(
                          model_->forward(shard.images).to(torch::kFloat), shard.labels,
                          torch::nn::functional::CrossEntropyFuncOptions()

@@ -36,7 +36,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct ResNetSettings : ComputeSettings, LabelSmoothingSettings {
+struct ResNetSettings : ComputeSettings, LabelSmoothingSettings, BatchNormGroupSettings {
   enum class DataSource { kImageNet, kSyntheticImageNet, kFashionMnist };
   enum class OptimizerKind { kSgd, kLars };
 
@@ -140,6 +140,7 @@ struct ResNetSettings : ComputeSettings, LabelSmoothingSettings {
     c.bind("lars_eta", lars_eta, "lars: trust coefficient", above(0.0));
     c.bind("lars_epsilon", lars_epsilon, "lars: epsilon of the trust ratio", at_least(0.0));
     LabelSmoothingSettings::bind(c);
+    BatchNormGroupSettings::bind(c);
     ComputeSettings::bind(c);
     c.bind("channels_last", channels_last, "NHWC memory format for weights and activations");
     c.bind("target_top1", target_top1, "top-1 accuracy at which the run has converged", in_range(0.0, 1.0, Ends::kOpenLow));
@@ -247,6 +248,7 @@ torch::MemoryFormat memory_format(bool channels_last) {
 std::unique_ptr<ResNetTrainer> make_trainer(const ResNetSettings& s, int64_t in_channels, const World& world,
                                             const torch::Device& device, Precision precision, bool channels_last) {
   common::ResNet model = build_model(s, in_channels);
+  s.apply_batchnorm_group(*model, world);
   model->to(device);
   if (channels_last) common::convert_memory_format(*model, torch::MemoryFormat::ChannelsLast);
   std::unique_ptr<Optimizer> optimizer = make_optimizer(model, s);
@@ -470,7 +472,7 @@ class ResNetWorkload final : public Workload {
     log.event(k.momentum, s.momentum);
     if (lars) log.event(keys::kLarsEpsilon, s.lars_epsilon);
     log.event(k.warmup_epochs, schedule_.warmup_epochs);
-    log.event(keys::kModelBnSpan, global_batch_ / gradient_shards_);
+    log.event(keys::kModelBnSpan, s.batchnorm_span(global_batch_ / gradient_shards_));
     s.log_label_smoothing(log);
     log.event(keys::kEvalTarget, s.target_top1);
   }

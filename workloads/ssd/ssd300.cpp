@@ -111,8 +111,10 @@ std::pair<torch::Tensor, torch::Tensor> Ssd300Impl::forward(torch::Tensor images
   std::vector<torch::Tensor> locations, scores;
   for (size_t k = 0; k < location_heads.size(); ++k) {
     if (k > 0) x = extras[k - 1]->forward(x);
-    locations.push_back(location_heads[k]->forward(x).reshape({n, 4, -1}));
-    scores.push_back(class_heads[k]->forward(x).reshape({n, options.num_classes(), -1}));
+    // Boxes of the map counted, not inferred (-1): an empty batch (synchronised BatchNorm runs one) has none to infer from.
+    const int64_t boxes = x.size(2) * x.size(3) * options.boxes_per_location()[k];
+    locations.push_back(location_heads[k]->forward(x).reshape({n, 4, boxes}));
+    scores.push_back(class_heads[k]->forward(x).reshape({n, options.num_classes(), boxes}));
   }
   return {torch::cat(locations, 2), torch::cat(scores, 2)};
 }

@@ -37,8 +37,10 @@ torch::Tensor SsdTrainer::train_on(const SsdBatch& batch) {
                    [&](int64_t k) -> torch::Tensor {
                      const DetectionShard& shard = batch.shards[static_cast<size_t>(k)];
                      const int64_t n = shard.images.size(0);
-                     if (n == 0) return {};
+                     if (n == 0 && !model_->backbone->bn1->group().synchronised()) return {};
                      auto [locations, scores] = model_->forward(shard.images);
+                     // Synchronised BatchNorm's collectives need every rank's passes, an empty one too.
+                     if (n == 0) return (locations.sum() + scores.sum()).to(torch::kFloat) * 0.0;
                      // ssd_loss is the shard's mean per image; the step wants the sum.
                      return common::ssd_loss(locations.to(torch::kFloat), scores.to(torch::kFloat),
                                              target_offsets[static_cast<size_t>(k)],

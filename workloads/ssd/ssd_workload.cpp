@@ -24,6 +24,7 @@
 #include "harness/device.h"
 #include "harness/gradient_allreduce.h"
 #include "harness/setting_groups.h"
+#include "workloads/common/setting_groups.h"
 #include "harness/workload.h"
 #include "workloads/common/batch_scaling.h"
 #include "workloads/common/box_ops.h"
@@ -40,7 +41,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct SsdSettings : ComputeSettings {
+struct SsdSettings : ComputeSettings, BatchNormGroupSettings {
   enum class DataSource { kCoco, kSyntheticCoco };
 
   DataSource data_source = DataSource::kCoco;
@@ -139,6 +140,7 @@ struct SsdSettings : ComputeSettings {
     c.bind("max_detections_per_image", max_detections_per_image, "evaluation: best detections kept per image", at_least(1));
     c.bind("write_detections", write_detections,
            "write each evaluation's detections as a COCO results JSON beside the log (result_<i>_detections_epoch<N>.json)");
+    BatchNormGroupSettings::bind(c);
     ComputeSettings::bind(c);
     c.bind("target_map", target_map, "COCO box mAP (AP@[.5:.95]) at which the run has converged", in_range(0.0, 1.0, Ends::kOpenLow));
   }
@@ -247,6 +249,7 @@ Ssd300 make_model(const SsdSettings& s, int64_t num_classes) {
 // boxes of its maps: what training and the bench both step through.
 std::unique_ptr<SsdTrainer> make_trainer(const SsdSettings& s, Ssd300 model, double learning_rate, const World& world,
                                          TrainStepOptions options) {
+  s.apply_batchnorm_group(*model, world);
   model->to(options.device);
   const common::DefaultBoxes defaults = common::make_default_boxes(s.default_box_options(model->feature_sizes()));
   return std::make_unique<SsdTrainer>(model, defaults, make_ssd_sgd(model, learning_rate, s.momentum, s.weight_decay),
@@ -476,7 +479,7 @@ class SsdWorkload final : public Workload {
     log.event(keys::kOptLearningRateDecayBoundaryEpochs, s.decay_boundary_epochs);
     log.event(keys::kOptLearningRateDecaySteps, boundary_steps_);
     log.event(keys::kMaxSamples, s.max_samples);
-    log.event(keys::kModelBnSpan, global_batch_ / gradient_shards_);
+    log.event(keys::kModelBnSpan, s.batchnorm_span(global_batch_ / gradient_shards_));
     log.event(keys::kEvalTarget, s.target_map);
   }
 
