@@ -164,7 +164,7 @@ TEST_F(ResNet50Cli, BenchInferenceChannelsLastAndTheLoader) {
 
   expect_user_error("bench --workload resnet50 --config mini --loader --batch-sizes 4", "--loader needs JPEG data");
   expect_user_error("bench --workload resnet50 --config mini --inference --loader", "exclude each other");
-  expect_user_error("bench --workload resnet50 --config mini --precision fp16", "expected fp32, amp or bf16");
+  expect_user_error("bench --workload resnet50 --config mini --precision fp16", "expected fp32, fp32-strict, amp or bf16");
 }
 
 }  // namespace

@@ -238,7 +238,7 @@ TEST(SettingGroups, BindTheirKeysUnderTheWorkloadsFieldNames) {
 TEST(SettingGroups, RejectValuesOutsideTheirChoicesAndBounds) {
   ConfigMap precision = ConfigMap::from_yaml_text("precision: fp16\n", "cfg.yaml");
   EXPECT_THAT(user_error_of([&] { GroupedSettings().bind(precision); }),
-              HasSubstr("cfg.yaml:1: key 'precision' is 'fp16'; expected fp32, amp or bf16"));
+              HasSubstr("cfg.yaml:1: key 'precision' is 'fp16'; expected fp32, fp32-strict, amp or bf16"));
   ConfigMap beta = ConfigMap::from_yaml_text("adam_beta1: 1.0\n", "cfg.yaml");
   EXPECT_THAT(user_error_of([&] { GroupedSettings().bind(beta); }),
               HasSubstr("key 'adam_beta1' is 1; it must be in [0, 1)"));
