@@ -176,9 +176,3 @@ TEST(GradientBuckets, ARankWithoutSomeGradientsReducesInItsPeersOrder) {
 
 }  // namespace
 }  // namespace mlh
-
-int main(int argc, char** argv) {
-  mlh::MpiSession mpi(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

@@ -156,9 +156,3 @@ TEST(SyncBatchNorm, AGroupMustDivideTheRanks) {
 
 }  // namespace
 }  // namespace mlh
-
-int main(int argc, char** argv) {
-  mlh::MpiSession mpi(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

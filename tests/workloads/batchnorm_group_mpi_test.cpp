@@ -136,9 +136,3 @@ TEST(BatchNormGroup, TheTrainerRunsAnEmptyShardsPasses) {
 
 }  // namespace
 }  // namespace mlh
-
-int main(int argc, char** argv) {
-  mlh::MpiSession mpi(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}
