@@ -94,6 +94,17 @@ inline void fused_sgd_(at::TensorList params, at::TensorList grads, at::TensorLi
 #define MLH_LIBTORCH_HAS_FUSED_SGD 0
 #endif
 
+// c10::Allocator: 2.x's allocate is not const and every allocator defines copy_data; 1.13's
+// allocate is const and has no copy_data. An allocator declares
+// `c10::DataPtr allocate(size_t bytes) MLH_LIBTORCH_ALLOCATE_CONST override;` and, on 2.x, copy_data.
+#if TORCH_VERSION_MAJOR >= 2
+#define MLH_LIBTORCH_ALLOCATE_CONST
+#define MLH_LIBTORCH_ALLOCATOR_HAS_COPY_DATA 1
+#else
+#define MLH_LIBTORCH_ALLOCATE_CONST const
+#define MLH_LIBTORCH_ALLOCATOR_HAS_COPY_DATA 0
+#endif
+
 // "1.13.0", "2.11.0". TORCH_VERSION itself is a string in 1.13 and a number in 2.x; the parts are
 // the same macros in both.
 inline std::string version() {

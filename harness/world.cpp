@@ -16,6 +16,7 @@
 #include <torch/torch.h>
 
 #include "base/user_error.h"
+#include "harness/cpu_block_cache.h"
 #include "harness/cpu_share.h"
 #ifdef MLH_WITH_CUDA
 #include "harness/nccl_communicator.h"
@@ -277,6 +278,7 @@ void configure_host_allocator() {
   mallopt(M_MMAP_MAX, 0);  // every block from the heap, which is never trimmed
   mallopt(M_TRIM_THRESHOLD, INT32_MAX);
   mallopt(M_TOP_PAD, 1 << 30);
+  install_cpu_block_cache();  // tensors' large blocks reused by size, never split by others
 }
 
 }  // namespace mlh

@@ -1,0 +1,103 @@
+#include "harness/cpu_block_cache.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+#include <vector>
+
+#include <c10/core/Allocator.h>
+#include <c10/core/CPUAllocator.h>
+
+#include "harness/libtorch_compat.h"
+
+namespace mlh {
+namespace {
+
+constexpr std::size_t kAlignment = 64;  // LibTorch's CPU alignment
+
+class CpuBlockCache final : public c10::Allocator {
+ public:
+  CpuBlockCache(std::size_t min_block_bytes, int blocks_per_size)
+      : default_(c10::GetDefaultCPUAllocator()), min_block_bytes_(min_block_bytes), blocks_per_size_(blocks_per_size) {}
+
+  c10::DataPtr allocate(std::size_t bytes) MLH_LIBTORCH_ALLOCATE_CONST override {
+    if (bytes < min_block_bytes_) return default_->allocate(bytes);
+    void* block = take(bytes);
+    if (block == nullptr) {
+      if (posix_memalign(&block, kAlignment, bytes) != 0) throw std::bad_alloc();
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++stats_.allocated;
+      sizes_[block] = bytes;
+    }
+    return {block, block, &give_back, c10::Device(c10::DeviceType::CPU)};
+  }
+
+#if MLH_LIBTORCH_ALLOCATOR_HAS_COPY_DATA
+  void copy_data(void* dest, const void* src, std::size_t count) const override { std::memcpy(dest, src, count); }
+#endif
+
+  CpuBlockCacheStats stats() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stats_;
+  }
+
+ private:
+  static void give_back(void* block);
+
+  void* take(std::size_t bytes) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto free = free_.find(bytes);
+    if (free == free_.end() || free->second.empty()) return nullptr;
+    void* block = free->second.back();
+    free->second.pop_back();
+    --stats_.cached_blocks;
+    stats_.cached_bytes -= static_cast<int64_t>(bytes);
+    ++stats_.reused;
+    return block;
+  }
+
+  void keep_or_free(void* block) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const std::size_t bytes = sizes_.at(block);
+    std::vector<void*>& free = free_[bytes];
+    if (static_cast<int>(free.size()) < blocks_per_size_) {
+      free.push_back(block);
+      ++stats_.cached_blocks;
+      stats_.cached_bytes += static_cast<int64_t>(bytes);
+      return;
+    }
+    sizes_.erase(block);
+    lock.unlock();
+    std::free(block);
+  }
+
+  c10::Allocator* const default_;
+  const std::size_t min_block_bytes_;
+  const int blocks_per_size_;
+  mutable std::mutex mutex_;
+  mutable std::unordered_map<std::size_t, std::vector<void*>> free_;  // by exact size
+  mutable std::unordered_map<void*, std::size_t> sizes_;              // every large block out or kept
+  mutable CpuBlockCacheStats stats_;
+};
+
+CpuBlockCache* g_cache = nullptr;  // never destroyed: tensors may outlive static destruction
+
+void CpuBlockCache::give_back(void* block) { g_cache->keep_or_free(block); }
+
+}  // namespace
+
+void install_cpu_block_cache(std::size_t min_block_bytes, int blocks_per_size) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    g_cache = new CpuBlockCache(min_block_bytes, blocks_per_size);
+    c10::SetCPUAllocator(g_cache, /*priority=*/1);
+  });
+}
+
+bool cpu_block_cache_installed() { return g_cache != nullptr; }
+
+CpuBlockCacheStats cpu_block_cache_stats() { return g_cache ? g_cache->stats() : CpuBlockCacheStats{}; }
+
+}  // namespace mlh

@@ -1,0 +1,57 @@
+// The CPU block cache (harness/cpu_block_cache.h) as LibTorch's CPU allocator: a freed large
+// tensor's block comes back for the next tensor of the same size, other sizes and small tensors do
+// not take it, the cache keeps a bounded number per size, and tensors read and write as ever.
+#include "harness/cpu_block_cache.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <vector>
+
+namespace mlh {
+namespace {
+
+constexpr int64_t kLargeFloats = (int64_t{1} << 20) / 4 * 3;  // 3 MiB of floats
+
+TEST(CpuBlockCache, AFreedLargeBlockServesTheNextTensorOfItsSize) {
+  install_cpu_block_cache();
+  ASSERT_TRUE(cpu_block_cache_installed());
+  const void* first = nullptr;
+  {
+    const torch::Tensor t = torch::ones({kLargeFloats});
+    first = t.data_ptr();
+  }
+  const CpuBlockCacheStats before = cpu_block_cache_stats();
+  const torch::Tensor again = torch::full({kLargeFloats}, 2.0f);
+  EXPECT_EQ(again.data_ptr(), first);
+  EXPECT_EQ(cpu_block_cache_stats().reused, before.reused + 1);
+  EXPECT_EQ(again.sum().item<double>(), 2.0 * static_cast<double>(kLargeFloats));
+  // Another size does not take this size's blocks; a small tensor does not reach the cache.
+  const torch::Tensor other = torch::zeros({kLargeFloats + 16});
+  EXPECT_NE(other.data_ptr(), first);
+  const int64_t reused = cpu_block_cache_stats().reused;
+  { const torch::Tensor small = torch::ones({1000}); }
+  { const torch::Tensor small = torch::ones({1000}); }
+  EXPECT_EQ(cpu_block_cache_stats().reused, reused);
+}
+
+TEST(CpuBlockCache, KeepsAtMostEightFreeBlocksOfASize) {
+  install_cpu_block_cache();
+  const int64_t floats = kLargeFloats + 1024;  // a size no other test uses
+  {
+    std::vector<torch::Tensor> many;
+    for (int i = 0; i < 12; ++i) many.push_back(torch::empty({floats}));
+  }
+  const CpuBlockCacheStats after = cpu_block_cache_stats();
+  int64_t held_of_this_size = 0;
+  {
+    std::vector<torch::Tensor> again;
+    const int64_t reused = after.reused;
+    for (int i = 0; i < 12; ++i) again.push_back(torch::empty({floats}));
+    held_of_this_size = cpu_block_cache_stats().reused - reused;
+  }
+  EXPECT_EQ(held_of_this_size, 8);
+}
+
+}  // namespace
+}  // namespace mlh
