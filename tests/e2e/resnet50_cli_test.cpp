@@ -143,6 +143,7 @@ TEST_F(ResNet50Cli, DecoderGpuFallsBackToTheCpuSayingWhyAndTrainsAlike) {
   const nlohmann::json report = nlohmann::json::parse(read_file(dir_ / "bench.json"));
   for (const auto& c : report["cases"]) EXPECT_EQ(c["device"], "cpu");
 
+  fs::remove_all(dir_ / "results");
   expect_user_error(small + " --set decoder=nvjpeg", "key 'decoder' is 'nvjpeg'; expected cpu or gpu");
 }
 
