@@ -297,8 +297,11 @@ TEST(CudaPrecision, Tf32IsNamedWhereItRuns) {
 
 // decoder: gpu. nvJPEG and libjpeg differ in their inverse DCTs and chroma upsampling, and the
 // device's resize rounds in float where OpenCV uses fixed point: the bound on the mean absolute
-// difference of an image's bytes (0 to 255), against the CPU decoder at full size.
-constexpr double kNvjpegMeanDifferenceBound = 3.0;
+// difference of an image's bytes (0 to 255), against the CPU decoder at full size. On the synthetic
+// images (stripes and per-pixel noise, so much colour detail) libjpeg's own variants, plain against
+// smooth chroma upsampling with the float against the integer IDCT, differ by 2.9 on average and 4.4
+// at worst, while an image and its mirror image differ by 22 or more.
+constexpr double kNvjpegMeanDifferenceBound = 6.0;
 
 // nvJPEG's batches against the CPU decoder's (reduced_decode off, so both decode at full size): the
 // same shape, labels, crops and flips (each image is nearer the CPU's than the CPU's mirror image is),
