@@ -103,9 +103,9 @@ struct ResNetSettings : ComputeSettings, LabelSmoothingSettings, BatchNormGroupS
            "JPEG sources: decode at 1/2, 1/4 or 1/8 scale (libjpeg's DCT scaling) where the crop keeps image_size "
            "pixels (eval: the short side eval_resize); the crop's geometry is unchanged");
     c.bind_choice("decoder", decoder,
-                  "JPEG sources: cpu (libjpeg in the loader threads) or gpu (nvJPEG on the rank's GPU, libnvjpeg loaded "
-                  "at run time; the loader threads only read files; full-size decode, reduced_decode unused); gpu "
-                  "falls back to cpu, with a note saying why, without a CUDA build, GPU or libnvjpeg",
+                  "JPEG sources: cpu (libjpeg in the loader threads) or gpu (nvJPEG on the rank's GPU at full size, "
+                  "libnvjpeg loaded at run time; the loader threads only read the files); gpu falls back to cpu, with "
+                  "a note saying why, without a CUDA build, a GPU or libnvjpeg",
                   Choices<JpegDecoderKind>{{"cpu", JpegDecoderKind::kCpu}, {"gpu", JpegDecoderKind::kGpu}});
     c.bind_choice("on_bad_image", on_bad_image, "a corrupt or truncated image: fail (exit 2, naming it) or skip (count it)",
                   Choices<imagenet::BadImagePolicy>{{"fail", imagenet::BadImagePolicy::kFail},
