@@ -167,7 +167,7 @@ std::unique_ptr<DeviceJpegDecoder> open_gpu_jpeg_decoder(const torch::Device& de
     if (!decoder->start(why_not)) return nullptr;
   } catch (const std::exception& error) {  // the device itself cannot be used (c10::Error)
     const std::string what = error.what();
-    *why_not = "nvJPEG did not start (" + what.substr(0, what.find('\n')) + ")";
+    *why_not = "nvJPEG did not start (" + what.substr(0, what.find('\n')) + ", " + library.path + ")";
     return nullptr;
   }
   return decoder;
