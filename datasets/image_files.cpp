@@ -173,11 +173,9 @@ std::string decode_jpeg_region(const std::vector<uint8_t>& bytes, int width, int
   return "";
 }
 
-// Reads and decodes `path` into `image`: a JPEG with a readable header through decode_jpeg_region
-// where choose_region is given, anything else whole by OpenCV. Returns why it is a bad image, or ""
-// when it is fine.
-std::string decode_image(const std::string& path, const ChooseRegion& choose_region, ReducedImage* image) {
-  thread_local std::vector<uint8_t> bytes;
+// Reads `path` into `bytes` and checks its framing, as read_image_bytes says. Returns why it is a bad
+// image, or "" when it is fine.
+std::string read_checked_bytes(const std::string& path, std::vector<uint8_t>& bytes) {
   errno = 0;
   std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) {
@@ -192,6 +190,16 @@ std::string decode_image(const std::string& path, const ChooseRegion& choose_reg
   if (bytes.empty()) return "not a decodable image (empty file)";
   if (!is_jpeg_or_png(bytes)) return "not a decodable image (neither JPEG nor PNG)";
   if (is_truncated_jpeg(bytes)) return "not a decodable image (truncated JPEG: no end-of-image marker)";
+  return "";
+}
+
+// Reads and decodes `path` into `image`: a JPEG with a readable header through decode_jpeg_region
+// where choose_region is given, anything else whole by OpenCV. Returns why it is a bad image, or ""
+// when it is fine.
+std::string decode_image(const std::string& path, const ChooseRegion& choose_region, ReducedImage* image) {
+  thread_local std::vector<uint8_t> bytes;
+  const std::string framing = read_checked_bytes(path, bytes);
+  if (!framing.empty()) return framing;
   int width = 0, height = 0;
   if (choose_region && jpeg_header_size(bytes.data(), bytes.size(), &width, &height)) {
     bool opencv_instead = false;
@@ -224,6 +232,11 @@ ReducedImage read_image_file_reduced(const std::string& path, const std::string&
   const std::string bad_reason = decode_image(path, choose_region, &image);
   if (!bad_reason.empty()) throw BadSample(path, bad_reason, skip_hint);
   return image;
+}
+
+void read_image_bytes(const std::string& path, const std::string& skip_hint, std::vector<uint8_t>* bytes) {
+  const std::string bad_reason = read_checked_bytes(path, *bytes);
+  if (!bad_reason.empty()) throw BadSample(path, bad_reason, skip_hint);
 }
 
 bool jpeg_header_size(const uint8_t* bytes, size_t size, int* width, int* height) {

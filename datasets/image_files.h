@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <opencv2/core.hpp>
 
@@ -55,6 +56,11 @@ using ChooseRegion = std::function<DecodeRegion(int width, int height)>;
 // Thread-safe where choose_region is.
 ReducedImage read_image_file_reduced(const std::string& path, const std::string& skip_hint,
                                      const ChooseRegion& choose_region);
+
+// The bytes of `path` for a decoder elsewhere (the GPU's), with the checks of read_image_file that
+// need no decode: into *bytes (its storage reused). Throws BadSample as read_image_file does for a
+// file that is missing, unreadable, empty, neither JPEG nor PNG, or a truncated JPEG. Thread-safe.
+void read_image_bytes(const std::string& path, const std::string& skip_hint, std::vector<uint8_t>* bytes);
 
 // The width and height in a JPEG's start-of-frame header (the first SOF marker's), found by walking
 // the marker segments from the start without decoding anything. False when `bytes` holds no

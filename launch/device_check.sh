@@ -8,7 +8,8 @@
 # missing) and writes .device-bundle/bundle.tar.xz: mlharness, the cuda test binary, and every shared
 # library they load that is neither LibTorch's nor CUDA's nor the C library's (yaml-cpp, Boost, protobuf,
 # OpenCV, ICU, OpenMPI and what they need), with OpenMPI's plugins, so that a machine that has torch
-# 2.11 and a driver but no package registry runs the binary as built here. It fails when the bundle
+# 2.11 and a driver but no package registry runs the binary as built here; and libnvjpeg for
+# decoder=gpu where it is installed beside the build's torch (pip install nvidia-nvjpeg). It fails when the bundle
 # is over MLH_BUNDLE_LIMIT_MIB (60: the device tool carries 64 MiB with the tree).
 #
 # run unpacks the bundle, finds the LibTorch and CUDA libraries inside that machine's torch 2.11
@@ -20,7 +21,8 @@
 #   cuda_tests.xml    the `cuda` tests (GoogleTest XML)
 #   bench.json        every bench case (ResNet-50 fp32 and amp, channels-last, batches 128 and 256;
 #                     SSD300 fp32 and amp images/s at 32 and 64; Transformer-big and GNMT amp
-#                     tokens/s; NCF samples/s)
+#                     tokens/s; NCF samples/s; the ResNet-50 loader alone with decoder=gpu, on a
+#                     small generated folder: nvJPEG's images/s, or the CPU's after its note)
 #   ncf_result.txt    the MLPerf log of the NCF mini run to target on the GPU, and its record
 #   ncf_result.json
 # MLH_DEVICE=cpu and MLH_QUICK=1 run the same steps on a CPU at small sizes (how the run half is
@@ -60,6 +62,15 @@ pack() {
   missing="$(ldd "${files[@]}" | grep 'not found' | grep -Ev "$provided_there" || true)"
   [[ -z "$missing" ]] || die "libraries not found here: $missing"
   for library in $libraries; do cp -L "$library" "$stage/lib/"; done
+  # decoder=gpu's nvJPEG, loaded at run time (so ldd does not list it), from beside the build's torch.
+  local site_packages nvjpeg
+  site_packages="$(sed -n 's/^Torch_DIR:PATH=//p' "$build/CMakeCache.txt")/../../../.."
+  nvjpeg="$(ls "$site_packages"/nvidia/cu13/lib/libnvjpeg.so.* "$site_packages"/nvidia/nvjpeg/lib/libnvjpeg.so.* 2>/dev/null | head -1)"
+  if [[ -n "$nvjpeg" ]]; then
+    cp -L "$nvjpeg" "$stage/lib/"
+  else
+    echo "device_check: no libnvjpeg beside the build's torch (pip install nvidia-nvjpeg there): decoder=gpu falls back to the CPU unless the GPU machine has one"
+  fi
   # The plugins' own libraries where they resolve here (a plugin whose library is missing there is
   # skipped by OpenMPI; the ones a single rank uses need none beyond these).
   for library in $(ldd "$stage"/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_{ess_singleton,pmix_isolated,pml_ob1,btl_self,btl_vader,coll_basic,coll_tuned,coll_libnbc}.so 2>/dev/null |
@@ -105,10 +116,11 @@ budget_cuda_tests_s=90      # the cuda tests on one rank
 budget_two_rank_tests_s=60  # the two-rank cuda tests (only where two GPUs are visible)
 budget_mini_run_s=150       # the NCF mini run to its target
 # The bench cases, and each one's share: (workload|config|precision|batch sizes|flags|seconds).
+loader_gpu="--loader --set data_source=synthetic_imagenet --set synthetic_train_images_per_class=16 --set synthetic_val_images_per_class=1 --set decoder=gpu"
 bench_cases_quick=("resnet50|mini|fp32,amp|8,16|--channels-last|80" "ssd|mini|fp32|8||50" "transformer|mini|amp|256||40"
-  "gnmt|mini|amp|8||40" "ncf|mini|fp32|4096||30")
+  "gnmt|mini|amp|8||40" "ncf|mini|fp32|4096||30" "resnet50||fp32|8|$loader_gpu|30")
 bench_cases_full=("resnet50||fp32,amp|128,256|--channels-last|80" "ssd||fp32,amp|32,64||50" "transformer||amp|5120||40"
-  "gnmt||amp|128||40" "ncf||fp32|65536||30")
+  "gnmt||amp|128||40" "ncf||fp32|65536||30" "resnet50||fp32|64|$loader_gpu|30")
 
 # A part's timeout: its share, cut to what is left of the whole budget (at least 1 s). On a CPU
 # (MLH_DEVICE=cpu: the run half exercised without a GPU, on a machine that others may share) the

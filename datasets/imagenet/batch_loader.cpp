@@ -112,28 +112,33 @@ int64_t BatchLoader::skipped_total() const { return samples_.skipped_total(); }
 std::vector<std::string> BatchLoader::skipped_files() const { return samples_.skipped_sources(); }
 
 void BatchLoader::decode(int32_t index, int64_t epoch, ImageSample& sample) const {
+  decode_sample(folder_, options_, index, epoch, sample.pixels.out);
+}
+
+void decode_sample(const ImageFolder& folder, const LoaderOptions& options, int32_t index, int64_t epoch,
+                   uint8_t* out_hwc) {
   const auto augmentation_of = [&](int width, int height) {
-    return draw_train_augmentation(width, height, options_.seed, epoch, index, options_.random_flip);
+    return draw_train_augmentation(width, height, options.seed, epoch, index, options.random_flip);
   };
   // Train: the crop box only, at the reduction it allows. Eval: the whole image.
   const ChooseRegion choose_region = [&](int width, int height) {
     DecodeRegion region;
-    if (options_.train) {
+    if (options.train) {
       const CropBox box = augmentation_of(width, height).crop;
       region = DecodeRegion{1, box.x, box.y, box.width, box.height};
-      if (options_.reduced_decode) region.reduction = train_reduction(box, options_.image_size);
-    } else if (options_.reduced_decode) {
-      region.reduction = eval_reduction(width, height, options_.eval_resize);
+      if (options.reduced_decode) region.reduction = train_reduction(box, options.image_size);
+    } else if (options.reduced_decode) {
+      region.reduction = eval_reduction(width, height, options.eval_resize);
     }
     return region;
   };
-  const ReducedImage image = read_image_file_reduced(folder_.files[static_cast<size_t>(index)],
-                                                     "set on_bad_image: skip to skip such files", choose_region);
-  if (options_.train) {
+  const ReducedImage image = read_image_file_reduced(folder.files[static_cast<size_t>(index)],
+                                                     kSkipBadImageHint, choose_region);
+  if (options.train) {
     const TrainAugmentation augmentation = augmentation_of(image.original_width, image.original_height);
-    train_transform(image, augmentation.crop, augmentation.flip, options_.image_size, sample.pixels.out);
+    train_transform(image, augmentation.crop, augmentation.flip, options.image_size, out_hwc);
   } else {
-    eval_transform(image, options_.eval_resize, options_.image_size, sample.pixels.out);
+    eval_transform(image, options.eval_resize, options.image_size, out_hwc);
   }
 }
 

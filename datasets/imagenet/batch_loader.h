@@ -51,6 +51,16 @@ struct ImageBatch {
   int64_t skipped = 0;          // slots skipped in this batch
 };
 
+// The hint a bad image's BadSample carries.
+inline constexpr const char* kSkipBadImageHint = "set on_bad_image: skip to skip such files";
+
+// Sample `index` of `folder` in `epoch` as BatchLoader decodes it: read, decoded (at the reduction the
+// options allow) and transformed into out_hwc (image_size^2 x 3 bytes, RGB, HWC). Throws BadSample for
+// a bad image (as below). Thread-safe. (For a loader that decodes on a GPU: the images it leaves to
+// the CPU.)
+void decode_sample(const ImageFolder& folder, const LoaderOptions& options, int32_t index, int64_t epoch,
+                   uint8_t* out_hwc);
+
 // A bad image is one read_image_file (datasets/image_files.h) rejects: a file that is missing or
 // unreadable, that OpenCV cannot decode, or a truncated JPEG. Under kSkip each one prints a line
 // "warning: skipping <path>: <reason>" to stderr when it is met.

@@ -4,8 +4,10 @@
 // broadcast; every NCCL communicator here has its host side. The CudaTwoRanks tests need two ranks on
 // two GPUs and skip, saying so, elsewhere.
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <cstdio>
+#include <numeric>
 #include <string>
 #include <thread>
 
@@ -23,6 +25,12 @@
 #include "harness/gradient_allreduce.h"
 #include "harness/mixed_precision.h"
 #include "harness/world.h"
+#include "datasets/image_files.h"
+#include "datasets/imagenet/folder.h"
+#include "datasets/imagenet/synthetic.h"
+#include "workloads/resnet/device_jpeg_source.h"
+#include "workloads/resnet/device_transforms.h"
+#include "workloads/resnet/image_source.h"
 #ifdef MLH_WITH_CUDA
 #include "harness/nccl_communicator.h"
 #endif
@@ -285,6 +293,74 @@ TEST(CudaPrecision, Tf32IsNamedWhereItRuns) {
   apply_precision_to_gpu_math(Precision::kFp32Strict);
   EXPECT_EQ(describe_precision(Precision::kFp32, kGpu), "fp32");
   libtorch::set_cuda_tf32(before);
+}
+
+// decoder: gpu. nvJPEG and libjpeg differ in their inverse DCTs and chroma upsampling, and the
+// device's resize rounds in float where OpenCV uses fixed point: the bound on the mean absolute
+// difference of an image's bytes (0 to 255), against the CPU decoder at full size. On the synthetic
+// images (stripes and per-pixel noise, so much colour detail) libjpeg's own variants, plain against
+// smooth chroma upsampling with the float against the integer IDCT, differ by 2.9 on average and 4.4
+// at worst, while an image and its mirror image differ by 22 or more.
+constexpr double kNvjpegMeanDifferenceBound = 6.0;
+
+// nvJPEG's batches against the CPU decoder's (reduced_decode off, so both decode at full size): the
+// same shape, labels, crops and flips (each image is nearer the CPU's than the CPU's mirror image is),
+// pixels within the bound; a flipped crop mirrors the unflipped one's columns exactly. Skips, saying
+// why, where no libnvjpeg is found (pip install nvidia-nvjpeg into the torch environment).
+TEST(CudaJpeg, NvjpegBatchesAreTheCpuDecodersWithTheSameCropsAndFlips) {
+  MLH_SKIP_WITHOUT_GPU();
+  std::string why_not;
+  const std::shared_ptr<resnet::DeviceJpegDecoder> decoder = resnet::open_gpu_jpeg_decoder(kGpu, &why_not);
+  if (decoder == nullptr) GTEST_SKIP() << why_not;
+  std::printf("decoder: %s\n", decoder->description().c_str());
+  const std::filesystem::path root = std::filesystem::path(::testing::TempDir()) / "mlh_cuda_jpeg";
+  std::filesystem::remove_all(root);
+  imagenet::SyntheticImageNetSpec spec;
+  spec.classes = 3;
+  spec.train_images_per_class = 4;
+  spec.val_images_per_class = 2;
+  spec.min_side = 64;
+  spec.max_side = 160;
+  imagenet::write_synthetic_imagenet(root.string(), spec);
+  const std::vector<std::string> classes = imagenet::read_class_index((root / imagenet::kClassIndexFileName).string());
+  for (const bool train : {true, false}) {
+    const imagenet::ImageFolder folder = imagenet::scan_image_folder((root / (train ? "train" : "val")).string(), classes);
+    imagenet::LoaderOptions options;
+    options.threads = 2;
+    options.image_size = 64;
+    options.eval_resize = 72;
+    options.train = train;
+    options.reduced_decode = false;
+    options.seed = 9;
+    resnet::JpegFolderSource cpu(folder, options, 1);
+    resnet::DeviceJpegSource gpu(folder, options, 1, decoder);
+    std::vector<int32_t> all(static_cast<size_t>(folder.size()));
+    std::iota(all.begin(), all.end(), 0);
+    cpu.start({all}, 3);
+    gpu.start({all}, 3);
+    const resnet::HostBatch expected = cpu.next();
+    const resnet::HostBatch got = gpu.next();
+    ASSERT_EQ(got.images.device(), kGpu);
+    ASSERT_EQ(got.images.sizes(), expected.images.sizes());
+    EXPECT_TRUE(torch::equal(got.labels.cpu(), expected.labels));
+    EXPECT_EQ(gpu.cpu_decoded_images(), 0);
+    const torch::Tensor device_bytes = got.images.cpu().to(torch::kFloat), cpu_bytes = expected.images.to(torch::kFloat);
+    for (int64_t i = 0; i < folder.size(); ++i) {
+      const double difference = (device_bytes[i] - cpu_bytes[i]).abs().mean().item<double>();
+      const double to_mirror = (device_bytes[i] - cpu_bytes[i].flip({1})).abs().mean().item<double>();
+      std::printf("%s image %lld: mean difference %.3f, to the mirror image %.3f\n", train ? "train" : "eval",
+                  static_cast<long long>(i), difference, to_mirror);
+      EXPECT_LT(difference, kNvjpegMeanDifferenceBound) << folder.files[static_cast<size_t>(i)];
+      EXPECT_LT(difference, to_mirror) << folder.files[static_cast<size_t>(i)];
+    }
+  }
+  std::vector<uint8_t> bytes;
+  read_image_bytes((root / "train" / classes[0] / (classes[0] + "_1.JPEG")).string(), "", &bytes);
+  const torch::Tensor decoded = decoder->decode(bytes.data(), bytes.size(), &why_not);
+  ASSERT_TRUE(decoded.defined()) << why_not;
+  const imagenet::CropBox box{5, 7, 50, 40};
+  EXPECT_TRUE(torch::equal(resnet::train_transform_tensor(decoded, box, true, 64).cpu(),
+                           resnet::train_transform_tensor(decoded, box, false, 64).cpu().flip({1})));
 }
 
 // Two ranks, one GPU each, under `mpirun -np 2` (ctest cuda.TwoRanks starts them where two GPUs are

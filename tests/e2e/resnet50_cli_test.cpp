@@ -21,6 +21,12 @@ const char* kTinyImageNet =
     "--set synthetic_min_side=64 --set synthetic_max_side=96 --set num_classes=4 --set global_batch_size=8 "
     "--set eval_batch_size=8 --set max_epochs=1 --set loader_threads=2 --quiet";
 
+int count_of(const std::string& text, const std::string& part) {
+  int count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
+}
+
 class ResNet50Cli : public Cli {
  protected:
   ParsedLog only_log() {
@@ -103,6 +109,42 @@ TEST_F(ResNet50Cli, BadImagesFailNamingTheFileOrAreSkippedAndCounted) {
   EXPECT_LE(skipped.exit_code, 1) << skipped.err;
   EXPECT_THAT(skipped.err, HasSubstr(images[5].filename().string()));
   EXPECT_THAT(skipped.err, HasSubstr(images[9].filename().string()));
+}
+
+// decoder: gpu where there is no GPU decoder (no GPU here, or a CPU build): one note on stdout says
+// why, and the run decodes on the CPU, the same pixels: the same losses and accuracy as decoder: cpu.
+TEST_F(ResNet50Cli, DecoderGpuFallsBackToTheCpuSayingWhyAndTrainsAlike) {
+  const std::string small = std::string(kTinyImageNet) +
+                            " --seed 2 --set precision=fp32 --set depth=18 --set width=0.25 --set image_size=32 "
+                            "--set eval_resize=40";
+  std::map<std::string, std::vector<nlohmann::json>> runs[2];
+  for (const int gpu : {0, 1}) {
+    fs::remove_all(dir_ / "results");
+    const Outcome outcome = run(small + (gpu ? " --set decoder=gpu" : " --set decoder=cpu"), "", 300);
+    ASSERT_LE(outcome.exit_code, 1) << outcome.err;
+    const std::string note = "mlharness: note: decoder gpu: ";
+    EXPECT_EQ(count_of(outcome.out, note), gpu) << outcome.out;
+    if (gpu) EXPECT_THAT(outcome.out, HasSubstr("; decoding on the CPU\n"));
+    EXPECT_THAT(outcome.err, Not(HasSubstr("decoder")));
+    for (const auto& r : only_log().records)
+      if (r.key == "mlharness_train_loss" || r.key == "eval_accuracy") runs[gpu][r.key].push_back(r.value);
+  }
+  EXPECT_FALSE(runs[0]["mlharness_train_loss"].empty());
+  EXPECT_EQ(runs[0]["eval_accuracy"].size(), 1u);
+  EXPECT_EQ(runs[1], runs[0]);
+
+  // The loader bench says so once, and measures the CPU decoder.
+  const Outcome loader = run("bench --loader --batch-sizes 4,8 --warmup 1 --steps 2 --repeats 1 " +
+                             std::string(kTinyImageNet).substr(0, std::string(kTinyImageNet).find(" --quiet")) +
+                             " --set num_classes=1000 --set decoder=gpu --json bench.json");
+  ASSERT_EQ(loader.exit_code, 0) << loader.err;
+  EXPECT_EQ(count_of(loader.out, "mlharness: note: decoder gpu: "), 1) << loader.out;
+  EXPECT_THAT(loader.out, HasSubstr("loader at batch 4: 2 decode threads per rank"));
+  const nlohmann::json report = nlohmann::json::parse(read_file(dir_ / "bench.json"));
+  for (const auto& c : report["cases"]) EXPECT_EQ(c["device"], "cpu");
+
+  fs::remove_all(dir_ / "results");
+  expect_user_error(small + " --set decoder=nvjpeg", "key 'decoder' is 'nvjpeg'; expected cpu or gpu");
 }
 
 TEST_F(ResNet50Cli, FoldersThatDoNotMatchTheClassIndex) {

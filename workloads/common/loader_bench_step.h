@@ -1,6 +1,7 @@
 // `mlharness bench --loader` for a workload's data pipeline alone: batch after batch of `batch`
 // samples walking through its `count` samples and around again (cycling_batches), each pass of 64
-// batches a new epoch, so the augmentation draws differ from pass to pass.
+// batches a new epoch, so the augmentation draws differ from pass to pass. A loader that decodes on a
+// GPU names it as the step's device, which the bench waits for before reading its clock.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "datasets/sharded_sampler.h"
+#include "harness/device.h"
 #include "harness/workload.h"
 
 namespace mlh::common {
@@ -17,10 +19,17 @@ namespace mlh::common {
 class LoaderBenchStep final : public BenchStep {
  public:
   // start(plan, epoch) hands a loader its plan; take_batch() waits for and consumes its next batch.
-  // threads: the loader's decode threads (0: not reported).
+  // threads: the loader's decode threads (0: not reported). decode_device: where its batches are
+  // decoded (the CPU, or the GPU of a GPU decoder).
   using Start = std::function<void(std::vector<std::vector<int32_t>> plan, int64_t epoch)>;
-  LoaderBenchStep(int64_t batch, int64_t count, Start start, std::function<void()> take_batch, int threads = 0)
-      : batch_(batch), count_(count), threads_(threads), start_(std::move(start)), take_batch_(std::move(take_batch)) {
+  LoaderBenchStep(int64_t batch, int64_t count, Start start, std::function<void()> take_batch, int threads = 0,
+                  torch::Device decode_device = torch::kCPU)
+      : batch_(batch),
+        count_(count),
+        threads_(threads),
+        decode_device_(decode_device),
+        start_(std::move(start)),
+        take_batch_(std::move(take_batch)) {
     start_pass();
   }
   void run() override {
@@ -32,6 +41,8 @@ class LoaderBenchStep final : public BenchStep {
   std::string sample_unit() const override { return "images"; }
   std::string memory_format_used() const override { return "nchw"; }
   int loader_threads() const override { return threads_; }
+  std::string device_used() const override { return device_name(decode_device_); }
+  void synchronize() override { synchronize_device(decode_device_); }
 
  private:
   static constexpr int64_t kBatchesPerPass = 64;
@@ -42,6 +53,7 @@ class LoaderBenchStep final : public BenchStep {
   }
   int64_t batch_, count_;
   int threads_;
+  torch::Device decode_device_;
   Start start_;
   std::function<void()> take_batch_;
   int64_t pass_ = 0, next_ = 0;

@@ -1,9 +1,10 @@
 // Where the ResNet workload's images come from, behind one interface: a split is a numbered set of
-// labelled images, read as a plan of batches (lists of sample indices) per epoch. Two sources:
+// labelled images, read as a plan of batches (lists of sample indices) per epoch. The sources:
 //   IdxImageSource     MNIST-family IDX files in memory; pad-crop and flip augmentation.
 //   JpegFolderSource   an ImageNet folder; decode and MLPerf augmentation in loader threads
 //                      (datasets/imagenet), prefetching while the model trains; 8-bit batches,
 //                      normalised on the device (model_input).
+//   DeviceJpegSource   (device_jpeg_source.h, `decoder: gpu`) the same batches decoded on the GPU.
 // Augmentation of a sample depends only on (seed, epoch, sample), never on rank or batch.
 #pragma once
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <torch/torch.h>
 
@@ -27,6 +28,7 @@
 #include "workloads/common/loader_bench_step.h"
 #include "workloads/common/resnet.h"
 #include "workloads/common/setting_groups.h"
+#include "workloads/resnet/device_jpeg_source.h"
 #include "workloads/resnet/image_source.h"
 #include "workloads/resnet/resnet_trainer.h"
 
@@ -50,6 +52,7 @@ struct ResNetSettings : ComputeSettings, LabelSmoothingSettings, BatchNormGroupS
   int64_t loader_threads = 0;
   int64_t prefetch_batches = 3;
   bool reduced_decode = true;
+  JpegDecoderKind decoder = JpegDecoderKind::kCpu;
   imagenet::BadImagePolicy on_bad_image = imagenet::BadImagePolicy::kFail;
   int64_t synthetic_classes = 10;
   int64_t synthetic_train_images_per_class = 64;
@@ -99,6 +102,11 @@ struct ResNetSettings : ComputeSettings, LabelSmoothingSettings, BatchNormGroupS
     c.bind("reduced_decode", reduced_decode,
            "JPEG sources: decode at 1/2, 1/4 or 1/8 scale (libjpeg's DCT scaling) where the crop keeps image_size "
            "pixels (eval: the short side eval_resize); the crop's geometry is unchanged");
+    c.bind_choice("decoder", decoder,
+                  "JPEG sources: cpu (libjpeg in the loader threads) or gpu (nvJPEG on the rank's GPU at full size, "
+                  "libnvjpeg loaded at run time; the loader threads only read the files); gpu falls back to cpu, with "
+                  "a note saying why, without a CUDA build, a GPU or libnvjpeg",
+                  Choices<JpegDecoderKind>{{"cpu", JpegDecoderKind::kCpu}, {"gpu", JpegDecoderKind::kGpu}});
     c.bind_choice("on_bad_image", on_bad_image, "a corrupt or truncated image: fail (exit 2, naming it) or skip (count it)",
                   Choices<imagenet::BadImagePolicy>{{"fail", imagenet::BadImagePolicy::kFail},
                                                     {"skip", imagenet::BadImagePolicy::kSkip}});
@@ -288,9 +296,11 @@ imagenet::LoaderOptions loader_options(const ResNetSettings& s, const World& wor
 }
 
 // Opens split `split` of the JPEG folder, checking the class count against the model's head when
-// there is a model (not for the loader bench).
+// there is a model (not for the loader bench). With a GPU decoder (jpeg_decoder_for), decoded there.
 std::unique_ptr<ImageSource> open_jpeg_split(const ResNetSettings& s, const std::string& root, const std::string& split,
-                                             const World& world, bool train, uint64_t seed, bool check_head = true) {
+                                             const World& world, bool train, uint64_t seed,
+                                             const std::shared_ptr<DeviceJpegDecoder>& gpu_decoder,
+                                             bool check_head = true) {
   const std::string index_path = (fs::path(root) / s.class_index_file).string();
   const std::vector<std::string> classes = imagenet::read_class_index(index_path);
   const int64_t offset = check_head ? s.num_classes - static_cast<int64_t>(classes.size()) : 0;
@@ -298,6 +308,8 @@ std::unique_ptr<ImageSource> open_jpeg_split(const ResNetSettings& s, const std:
     throw UserError(index_path + ": " + std::to_string(classes.size()) + " classes, but num_classes is " +
                     std::to_string(s.num_classes) + " (it must equal the class count, or be one more with class 0 as background)");
   imagenet::ImageFolder folder = imagenet::scan_image_folder((fs::path(root) / split).string(), classes);
+  if (gpu_decoder != nullptr)
+    return std::make_unique<DeviceJpegSource>(std::move(folder), loader_options(s, world, train, seed), offset, gpu_decoder);
   return std::make_unique<JpegFolderSource>(std::move(folder), loader_options(s, world, train, seed), offset);
 }
 
@@ -422,8 +434,9 @@ class ResNetWorkload final : public Workload {
  private:
   void open_sources() {
     if (settings_.jpeg_source()) {
-      train_ = open_jpeg_split(settings_, root_, settings_.train_split, *world_, true, seed_);
-      eval_ = open_jpeg_split(settings_, root_, settings_.eval_split, *world_, false, seed_);
+      const std::shared_ptr<DeviceJpegDecoder> decoder = jpeg_decoder_for(settings_.decoder, device_, world_->is_root());
+      train_ = open_jpeg_split(settings_, root_, settings_.train_split, *world_, true, seed_, decoder);
+      eval_ = open_jpeg_split(settings_, root_, settings_.eval_split, *world_, false, seed_, decoder);
       return;
     }
     IdxAugmentation augmentation{true, settings_.random_crop_padding, settings_.random_flip,
@@ -444,10 +457,10 @@ class ResNetWorkload final : public Workload {
   std::pair<torch::Tensor, torch::Tensor> without_skipped(torch::Tensor images, torch::Tensor labels) const {
     if (train_->skipped_images() + eval_->skipped_images() > 0) {
       const torch::Tensor kept = labels.ge(0).nonzero().squeeze(1);
-      images = images.index_select(0, kept);
+      images = images.index_select(0, kept.to(images.device()));  // a GPU decoder's are on the GPU already
       labels = labels.index_select(0, kept);
       if (device_.is_cuda()) {
-        images = images.pin_memory();
+        if (images.is_cpu()) images = images.pin_memory();
         labels = labels.pin_memory();
       }
     }
@@ -484,6 +497,7 @@ class ResNetWorkload final : public Workload {
   torch::Device device_{torch::kCPU};
   Precision precision_ = Precision::kFp32;
   std::unique_ptr<ImageSource> train_, eval_;
+  std::optional<std::shared_ptr<DeviceJpegDecoder>> bench_decoder_;  // the loader bench's, once chosen
   std::unique_ptr<ShardedSampler> sampler_;
   std::unique_ptr<ResNetTrainer> trainer_;
   int64_t gradient_shards_ = 1;
@@ -524,22 +538,27 @@ std::unique_ptr<BenchStep> make_model_bench_step(const ResNetSettings& s, const 
 
 // The data pipeline alone: decode and augment the training split's JPEGs, batch after batch.
 std::unique_ptr<BenchStep> make_loader_bench_step(const ResNetSettings& settings, const BenchSpec& spec,
-                                                  const World& world) {
+                                                  const World& world, const std::shared_ptr<DeviceJpegDecoder>& decoder) {
   if (!settings.jpeg_source())
     throw UserError("--loader needs JPEG data: data_source imagenet or synthetic_imagenet (this config reads IDX files)");
   const std::string root = jpeg_root(settings, spec.data_root);
   generate_synthetic_if_missing(settings, root, world);
   world.comm().barrier();
   std::shared_ptr<ImageSource> source =
-      open_jpeg_split(settings, root, settings.train_split, world, true, 1, /*check_head=*/false);
+      open_jpeg_split(settings, root, settings.train_split, world, true, 1, decoder, /*check_head=*/false);
   return std::make_unique<common::LoaderBenchStep>(
       spec.batch_size, source->size(),
       [source](std::vector<std::vector<int32_t>> plan, int64_t epoch) { source->start(std::move(plan), epoch); },
-      [source] { source->next(); }, loader_options(settings, world, true, 1).threads);
+      [source] { source->next(); }, loader_options(settings, world, true, 1).threads,
+      decoder != nullptr ? decoder->device() : torch::Device(torch::kCPU));
 }
 
 std::unique_ptr<BenchStep> ResNetWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
-  if (spec.mode == BenchMode::kLoader) return make_loader_bench_step(settings_, spec, world);
+  if (spec.mode == BenchMode::kLoader) {
+    if (!bench_decoder_)  // once for all cases
+      bench_decoder_ = settings_.jpeg_source() ? jpeg_decoder_for(settings_.decoder, spec.device, world.is_root()) : nullptr;
+    return make_loader_bench_step(settings_, spec, world, *bench_decoder_);
+  }
   return make_model_bench_step(settings_, spec, world);
 }
 
