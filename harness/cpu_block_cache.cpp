@@ -34,6 +34,9 @@ class CpuBlockCache final : public c10::Allocator {
     return {block, block, &give_back, c10::Device(c10::DeviceType::CPU)};
   }
 
+  // raw_allocate / raw_deallocate (oneDNN's scratch memory): a block from either side.
+  c10::DeleterFnPtr raw_deleter() const override { return &give_back; }
+
 #if MLH_LIBTORCH_ALLOCATOR_HAS_COPY_DATA
   void copy_data(void* dest, const void* src, std::size_t count) const override { std::memcpy(dest, src, count); }
 #endif
@@ -60,7 +63,13 @@ class CpuBlockCache final : public c10::Allocator {
 
   void keep_or_free(void* block) {
     std::unique_lock<std::mutex> lock(mutex_);
-    const std::size_t bytes = sizes_.at(block);
+    const auto known = sizes_.find(block);
+    if (known == sizes_.end()) {  // a small block, the default allocator's (through raw_deallocate)
+      lock.unlock();
+      default_->raw_deleter()(block);
+      return;
+    }
+    const std::size_t bytes = known->second;
     std::vector<void*>& free = free_[bytes];
     if (static_cast<int>(free.size()) < blocks_per_size_) {
       free.push_back(block);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+#include <c10/core/CPUAllocator.h>
 
 #include <vector>
 
@@ -33,6 +34,21 @@ TEST(CpuBlockCache, AFreedLargeBlockServesTheNextTensorOfItsSize) {
   { const torch::Tensor small = torch::ones({1000}); }
   { const torch::Tensor small = torch::ones({1000}); }
   EXPECT_EQ(cpu_block_cache_stats().reused, reused);
+}
+
+// oneDNN takes raw memory through raw_allocate / raw_deallocate, small and large.
+TEST(CpuBlockCache, RawAllocationsOfEitherSizeGoBack) {
+  install_cpu_block_cache();
+  c10::Allocator* allocator = c10::GetCPUAllocator();
+  for (const std::size_t bytes : {std::size_t{256}, std::size_t{3} << 20}) {
+    void* raw = allocator->raw_allocate(bytes);
+    ASSERT_NE(raw, nullptr);
+    static_cast<char*>(raw)[bytes - 1] = 1;
+    allocator->raw_deallocate(raw);
+  }
+  // A convolution through oneDNN, which allocates that way.
+  const torch::Tensor y = torch::conv2d(torch::ones({2, 8, 64, 64}), torch::ones({8, 8, 3, 3}));
+  EXPECT_EQ(y.sizes(), (torch::IntArrayRef{2, 8, 62, 62}));
 }
 
 TEST(CpuBlockCache, KeepsAtMostEightFreeBlocksOfASize) {
