@@ -32,8 +32,6 @@ const LoaderOptions& check_loader_options(const LoaderOptions& options) {
   return options;
 }
 
-namespace {
-
 SampleLoaderOptions sample_loader_options(const LoaderOptions& options) {
   SampleLoaderOptions sample_options;
   sample_options.threads = options.threads;
@@ -44,8 +42,6 @@ SampleLoaderOptions sample_loader_options(const LoaderOptions& options) {
   };
   return sample_options;
 }
-
-}  // namespace
 
 BadImagePolicy parse_bad_image_policy(const std::string& name) {
   if (name == "fail") return BadImagePolicy::kFail;

@@ -43,6 +43,10 @@ struct LoaderOptions {
 // `options` when every value is in range, else a UserError naming the option.
 const LoaderOptions& check_loader_options(const LoaderOptions& options);
 
+// The SampleLoader's share of `options` (threads, prefetching, the bad-image policy and its stderr
+// warning line), for every loader of ImageNet folders.
+SampleLoaderOptions sample_loader_options(const LoaderOptions& options);
+
 struct ImageBatch {
   int64_t count = 0;            // slots: the number of indices asked for
   std::vector<uint8_t> images;  // count * image_size * image_size * 3: RGB, HWC per image

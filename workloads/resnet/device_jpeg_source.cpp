@@ -13,21 +13,6 @@
 #include "workloads/resnet/device_transforms.h"
 
 namespace mlh::resnet {
-namespace {
-
-SampleLoaderOptions sample_loader_options(const imagenet::LoaderOptions& options) {
-  SampleLoaderOptions sample_options;
-  sample_options.threads = options.threads;
-  sample_options.prefetch_batches = options.prefetch_batches;
-  sample_options.on_bad_sample = options.on_bad_image;
-  sample_options.on_skip = [](const BadSample& bad) {
-    std::cerr << ("warning: skipping " + bad.source() + ": " + bad.reason() + "\n") << std::flush;
-  };
-  return sample_options;
-}
-
-}  // namespace
-
 std::shared_ptr<DeviceJpegDecoder> jpeg_decoder_for(JpegDecoderKind kind, const torch::Device& device, bool announce) {
   if (kind == JpegDecoderKind::kCpu) return nullptr;
   std::string why_not;
