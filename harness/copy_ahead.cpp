@@ -10,6 +10,7 @@
 #endif
 
 #include "base/user_error.h"
+#include "harness/device.h"
 
 namespace mlh {
 
@@ -43,7 +44,7 @@ void CopyAhead::start(std::vector<torch::Tensor> host) {
   // stream's event on each pinned source.
   const c10::cuda::CUDAStreamGuard on_copy_stream(cuda_->stream);
   in_flight_.clear();
-  for (const torch::Tensor& tensor : host) in_flight_.push_back(tensor.to(device_, /*non_blocking=*/true));
+  for (const torch::Tensor& tensor : host) in_flight_.push_back(stage_to_device(tensor, device_));
   cuda_->copied.record(cuda_->stream);
 #endif
 }

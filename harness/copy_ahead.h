@@ -12,8 +12,9 @@
 //     if (b + 1 < n) ahead.start(host_tensors(b + 1));
 //   }
 //
-// The host tensors should be pinned (host_staging_options, harness/device.h) for the copy to be
-// asynchronous; LibTorch's CUDA host allocator then reuses their memory only once the copy is done.
+// Host tensors go through stage_to_device (harness/device.h): pinned ones (host_staging_options) are
+// copied as they are, and LibTorch's CUDA host allocator reuses their memory only once the copy is
+// done; pageable ones are first copied into pinned memory.
 #pragma once
 
 #include <memory>

@@ -412,9 +412,9 @@ class ResNetWorkload final : public Workload {
       const HostBatch batch = eval_->next();
       const auto [images, labels] = without_skipped(batch.images, batch.labels);
       AutocastScope autocast(precision_, device_);
-      correct += model->forward(model_input(*eval_, to_device(images, device_)))
+      correct += model->forward(model_input(*eval_, stage_to_device(images, device_)))
                      .argmax(1)
-                     .eq(to_device(labels, device_))
+                     .eq(stage_to_device(labels, device_))
                      .sum();
     }
     // A skipped eval image counts as wrong: the denominator stays the whole eval set.
@@ -453,16 +453,13 @@ class ResNetWorkload final : public Workload {
     eval_ = std::move(eval);
   }
 
-  // A host batch without the slots of skipped images (pinned memory stays pinned).
+  // A host batch without the slots of skipped images (then in pageable memory, which
+  // stage_to_device pins on its way to a GPU).
   std::pair<torch::Tensor, torch::Tensor> without_skipped(torch::Tensor images, torch::Tensor labels) const {
     if (train_->skipped_images() + eval_->skipped_images() > 0) {
       const torch::Tensor kept = labels.ge(0).nonzero().squeeze(1);
       images = images.index_select(0, kept.to(images.device()));  // a GPU decoder's are on the GPU already
       labels = labels.index_select(0, kept);
-      if (device_.is_cuda()) {
-        if (images.is_cpu()) images = images.pin_memory();
-        labels = labels.pin_memory();
-      }
     }
     return {images, labels};
   }
