@@ -67,6 +67,26 @@ cpu_set_t cpu_slice(const cpu_set_t& cpus, int index, int count) {
   return slice;
 }
 
+std::optional<cpu_set_t> cpus_in_place_of_mpirun_default(const std::function<const char*(const char*)>& getenv,
+                                                         const cpu_set_t& launcher) {
+  if (!bound_by_mpirun_default(getenv)) return std::nullopt;
+  const char* local_rank = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  const char* local_size = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (local_rank == nullptr || local_size == nullptr) return std::nullopt;
+  const int rank = std::atoi(local_rank), size = std::atoi(local_size);
+  if (size < 1 || rank < 0 || rank >= size) return std::nullopt;
+  return cpu_slice(launcher, rank, size);
+}
+
+bool take_rank_cpus_before_libraries_start() {
+  const std::optional<cpu_set_t> own = cpus_in_place_of_mpirun_default(std::getenv, launcher_cpus());
+  if (!own) return false;
+  const cpu_set_t before = current_cpu_affinity();
+  if (CPU_EQUAL(&before, &*own) || sched_setaffinity(0, sizeof *own, &*own) != 0) return false;
+  const cpu_set_t after = current_cpu_affinity();
+  return !CPU_EQUAL(&before, &after);
+}
+
 std::vector<std::pair<pid_t, cpu_set_t>> affinity_of_every_thread() {
   std::vector<std::pair<pid_t, cpu_set_t>> threads;
   DIR* tasks = opendir("/proc/self/task");

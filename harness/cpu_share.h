@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,20 @@ cpu_set_t launcher_cpus();
 // i mod size, so parts share CPUs evenly. How ranks that OpenMPI bound by default take their own
 // cores of what mpirun had.
 cpu_set_t cpu_slice(const cpu_set_t& cpus, int index, int count);
+
+// The CPUs this rank takes in place of OpenMPI's default binding: slice OMPI_COMM_WORLD_LOCAL_RANK
+// of OMPI_COMM_WORLD_LOCAL_SIZE of `launcher` (what the node's mpirun or daemon may use). nullopt
+// where OpenMPI did not bind the rank by its default (no launcher, or a `--bind-to` the user chose).
+std::optional<cpu_set_t> cpus_in_place_of_mpirun_default(const std::function<const char*(const char*)>& getenv,
+                                                         const cpu_set_t& launcher);
+
+// Moves the calling thread onto cpus_in_place_of_mpirun_default(std::getenv, launcher_cpus()) when
+// OpenMPI bound this rank by its default; true when its affinity changed. For a program's first
+// lines, followed by execv of itself: libraries read the affinity as they load (libgomp counts the
+// CPUs its threads may spin on and spins 100 times instead of GOMP_SPINCOUNT when it manages more
+// threads than that; OpenBLAS sizes its pool), and only a process that starts on its rank's CPUs
+// lets them count right. The kernel may refuse CPUs (cgroup); then false, and no loop of re-execs.
+bool take_rank_cpus_before_libraries_start();
 
 // Sets the CPU affinity of every thread of this process (/proc/self/task), the calling one included,
 // whoever started it and whenever: libraries start thread pools when they load (OpenBLAS), before

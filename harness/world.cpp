@@ -159,17 +159,11 @@ World World::from_mpi() {
   MPI_Comm_rank(node, &world.local_rank_);
   MPI_Comm_size(node, &world.local_size_);
   std::vector<cpu_set_t> node_masks(static_cast<size_t>(world.local_size_));
-  cpu_set_t mine = current_cpu_affinity();
-  if (bound_by_mpirun_default(std::getenv)) {
-    // OpenMPI's default binding gives `-np 1` one core of many: the node's ranks split what their
-    // launchers had instead, each its own slice. A binding the user asked for is kept.
-    const cpu_set_t launcher = launcher_cpus();
-    MPI_Allgather(&launcher, sizeof launcher, MPI_BYTE, node_masks.data(), sizeof launcher, MPI_BYTE, node);
-    cpu_set_t node_cpus;
-    CPU_ZERO(&node_cpus);
-    for (cpu_set_t& mask : node_masks) CPU_OR(&node_cpus, &node_cpus, &mask);
-    mine = cpu_slice(node_cpus, world.local_rank_, world.local_size_);
-  }
+  // OpenMPI's default binding gives `-np 1` one core of many: the node's ranks split what their
+  // launcher had instead, each its own slice (main has usually moved there already, before the
+  // libraries loaded). A binding the user asked for is kept.
+  const std::optional<cpu_set_t> own = cpus_in_place_of_mpirun_default(std::getenv, launcher_cpus());
+  cpu_set_t mine = own ? *own : current_cpu_affinity();
   // Every thread, also those a library started before main (OpenBLAS's pool, bound with the process
   // at launch); the kernel keeps only the CPUs this process's cgroup allows.
   set_affinity_of_every_thread(mine);

@@ -22,6 +22,7 @@
 #include "base/user_error.h"
 #include "configs/embedded_configs.h"
 #include "harness/bench.h"
+#include "harness/cpu_share.h"
 #include "harness/device.h"
 #include "harness/driver.h"
 #include "harness/platform.h"
@@ -379,23 +380,31 @@ CommandLine parse_command_line(int argc, char** argv) {
   return line;
 }
 
-// libgomp reads GOMP_SPINCOUNT once, as it loads, so a config's openmp_spin_count is applied by
-// running this program again with the variable set, before MPI starts. A value already in the
-// environment wins. A config that cannot be read is left for the command to report.
-void apply_openmp_spin_count(const CommandLine& line, char** argv) {
-  if (std::getenv("GOMP_SPINCOUNT") != nullptr || !line.vars.count("workload") || line.command == "prepare") return;
-  int64_t spin_count = -1;
+// What libraries read once, as they load, is put in place by running this program again before MPI
+// starts: the rank's own CPUs in place of OpenMPI's default one-core binding (libgomp counts the CPUs
+// its threads may spin on then, OpenBLAS sizes its pool), and a config's openmp_spin_count as
+// GOMP_SPINCOUNT (a value already in the environment wins). A config that cannot be read is left for
+// the command to report. Neither change happens twice, so the second start runs on.
+int64_t configured_openmp_spin_count(const CommandLine& line) {
+  if (std::getenv("GOMP_SPINCOUNT") != nullptr || !line.vars.count("workload") || line.command == "prepare") return -1;
   try {
     ConfigMap config = configured(line.vars, line.vars["workload"].as<std::string>(), nullptr);
     EngineSettings engine;
     engine.bind(config);
-    spin_count = engine.openmp_spin_count;
+    return engine.openmp_spin_count;
   } catch (const std::exception&) {
-    return;
+    return -1;
   }
-  if (spin_count < 0) return;
-  setenv("GOMP_SPINCOUNT", std::to_string(spin_count).c_str(), 1);
-  execv("/proc/self/exe", argv);  // returns only on failure: then libgomp's default stays
+}
+
+void start_again_with_what_libraries_read_as_they_load(const CommandLine& line, char** argv) {
+  bool again = take_rank_cpus_before_libraries_start();
+  const int64_t spin_count = configured_openmp_spin_count(line);
+  if (spin_count >= 0) {
+    setenv("GOMP_SPINCOUNT", std::to_string(spin_count).c_str(), 1);
+    again = true;
+  }
+  if (again) execv("/proc/self/exe", argv);  // returns only on failure: then World moves every thread
 }
 
 using AnalysisCommand = int (*)(const std::vector<std::string>&);
@@ -413,7 +422,7 @@ int dispatch(int argc, char** argv) {
     if (command != analysis_commands().end()) return command->second(std::vector<std::string>(argv + 2, argv + argc));
   }
   const CommandLine line = parse_command_line(argc, argv);
-  if (!line.vars.count("help") && line.command != "list") apply_openmp_spin_count(line, argv);
+  if (!line.vars.count("help") && line.command != "list") start_again_with_what_libraries_read_as_they_load(line, argv);
   if (line.command == "prepare" && line.vars.count("workload")) return prepare_command(line);
   if (line.vars.count("help")) {
     std::cout << kUsage << "\n" << common_options() << "\n" << run_options() << "\n" << bench_options() << "\n"

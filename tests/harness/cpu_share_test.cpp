@@ -61,6 +61,28 @@ TEST(BoundByMpirunDefault, OnlyWhenOpenMpiBoundItWithoutBeingAsked) {
   EXPECT_FALSE(bound_by_mpirun_default(getenv));  // `--bind-to none`
 }
 
+TEST(CpusInPlaceOfMpirunDefault, TheLocalRanksSliceOfTheLauncherOnlyWhenBoundByDefault) {
+  std::map<std::string, std::string> env;
+  const auto getenv = [&env](const char* name) -> const char* {
+    const auto found = env.find(name);
+    return found == env.end() ? nullptr : found->second.c_str();
+  };
+  const cpu_set_t launcher = cpus({0, 1, 2, 3});
+  EXPECT_FALSE(cpus_in_place_of_mpirun_default(getenv, launcher).has_value());  // no launcher
+  env["OMPI_MCA_orte_bound_at_launch"] = "1";
+  EXPECT_FALSE(cpus_in_place_of_mpirun_default(getenv, launcher).has_value());  // no local rank: keep
+  env["OMPI_COMM_WORLD_LOCAL_RANK"] = "1";
+  env["OMPI_COMM_WORLD_LOCAL_SIZE"] = "2";
+  const std::optional<cpu_set_t> second = cpus_in_place_of_mpirun_default(getenv, launcher);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(cpu_list(*second), "2-3");
+  env["OMPI_COMM_WORLD_LOCAL_RANK"] = "2";  // out of range: keep what OpenMPI gave
+  EXPECT_FALSE(cpus_in_place_of_mpirun_default(getenv, launcher).has_value());
+  env["OMPI_COMM_WORLD_LOCAL_RANK"] = "0";
+  env["OMPI_MCA_hwloc_base_binding_policy"] = "core";  // the user's binding stays
+  EXPECT_FALSE(cpus_in_place_of_mpirun_default(getenv, launcher).has_value());
+}
+
 TEST(CpuSlice, RanksTakeContiguousBlocksOfWhatMpirunHad) {
   const cpu_set_t all = cpus({0, 1, 2, 3, 4, 5, 6, 7});
   EXPECT_EQ(cpu_list(cpu_slice(all, 0, 1)), "0-7");  // `mpirun -np 1`: every core

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # thread_masks_check.sh MPIRUN PROBE: every thread of every rank ends with its rank's share of the
-# cores, under each way a rank is started: no launcher, `mpirun -np 1` and `-np 2` (OpenMPI binds
-# those to one core each by default), and an explicit `--bind-to`. PROBE is thread_masks_probe.
+# cores, and the rank was loaded on that share (libraries count CPUs as they load), under each way a
+# rank is started: no launcher, `mpirun -np 1` and `-np 2` (OpenMPI binds those to one core each by
+# default), and an explicit `--bind-to`. PROBE is thread_masks_probe.
 set -uo pipefail
 read -ra mpirun <<<"$1"
 probe=$2
@@ -28,6 +29,7 @@ expect_rank() {
   wrong=$(grep "^rank $rank " <<<"$lines" | grep -v " cpus $mask\$")
   [[ -z "$wrong" ]] || fail "$name: threads of rank $rank not on $mask: $wrong"
   grep "^rank $rank " <<<"$lines" | grep -qv " cores $cores " && fail "$name: rank $rank does not have $cores cores"
+  grep -qx "loaded rank $rank cpus $mask" <<<"$lines" || fail "$name: rank $rank was not loaded on $mask"
   return 0
 }
 
