@@ -199,7 +199,8 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   const bool interactive = world.is_root() && world.size() == 1 && isatty(STDOUT_FILENO);
   ThroughputMeter meter(engine.throughput_warmup_steps);
   const InterruptWatch interrupts(world);
-  Progress progress(meter, {world.is_root() && !options.quiet, interactive, 10.0, stdout, [&] { interrupts.check(); }});
+  Progress progress(meter, {world.is_root() && !options.quiet, interactive, 10.0, stdout, [&] { interrupts.check(); },
+                            /*notes=*/world.is_root()});
 
   proto::RunResult result;
   result.set_workload(options.workload);
@@ -257,12 +258,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
     logger.event(keys::kPrecision, precision);
     if (!precision_warning.empty()) {
       logger.event(keys::kPrecisionNote, precision_warning);
-      // Also with --quiet (it is no progress display): the config asks for something this device does
-      // differently. On stdout: stderr is for the one line of an error.
-      if (world.is_root()) {
-        std::printf("mlharness: note: %s\n", precision_warning.c_str());
-        std::fflush(stdout);
-      }
+      progress.note(precision_warning);  // the config asks for something this device does differently
     }
     result.set_global_batch_size(info.global_batch_size);
     result.set_precision(precision);

@@ -71,6 +71,14 @@ void Progress::message(const std::string& text) {
   std::fflush(options_.out);
 }
 
+void Progress::note(const std::string& text) {
+  if (!options_.notes) return;
+  if (line_open_) std::fputs("\r\033[K", options_.out);
+  line_open_ = false;
+  std::fprintf(options_.out, "mlharness: note: %s\n", text.c_str());
+  std::fflush(options_.out);
+}
+
 void Progress::show(bool final_line) {
   const double elapsed = meter_.epoch_seconds();
   const int64_t steps = meter_.epoch_steps();

@@ -25,6 +25,7 @@ class Progress {
     std::FILE* out = stdout;
     // The engine's check after every step (harness/interrupt.h): it may throw to end the run there.
     std::function<void()> after_step;
+    bool notes = true;               // note() shows: rank 0, also with --quiet
   };
   // `meter` is the engine's, and outlives this display.
   Progress(ThroughputMeter& meter, Options options);
@@ -39,6 +40,10 @@ class Progress {
   void step(int64_t global_samples, const torch::Tensor& loss);
   // A one-off status line (evaluation results), kept on screen.
   void message(const std::string& text);
+  // "mlharness: note: <text>": what the user must see though no progress is shown (--quiet), such
+  // as a setting this device carries out differently. Not a progress line, so on stdout: stderr is
+  // for the one line of an error.
+  void note(const std::string& text);
 
  private:
   using Clock = std::chrono::steady_clock;

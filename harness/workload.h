@@ -1,8 +1,10 @@
 // The interface between the engine and a benchmark. The engine owns the clock, the schedule, the
 // stopping rule and the log's run structure; a workload owns its model, data, optimizer and metric,
-// and logs its own hyperparameters. A workload registers itself with one line:
-//   MLH_REGISTER_WORKLOAD("ncf", NcfWorkload);
-// Call order: bind_settings, prepare_data, init, then train_epoch / evaluate until the engine stops.
+// and logs its own hyperparameters. A workload registers itself with one line (name, what `mlharness
+// list` says of it, class):
+//   MLH_REGISTER_WORKLOAD("ncf", "NCF: NeuMF on MovieLens, HR@10 (MLPerf v0.5)", NcfWorkload);
+// Call order: bind_settings, validate_settings, prepare_data, init, then train_epoch / evaluate until
+// the engine stops (save_state / load_state between epochs).
 #pragma once
 
 #include <cstdint>

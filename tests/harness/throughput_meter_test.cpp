@@ -119,7 +119,7 @@ std::string read_all(std::FILE* file) {
 TEST(Progress, BothStepOverloadsFeedTheMeter) {
   ManualClock clock;
   ThroughputMeter meter(0, clock.reader());
-  Progress progress(meter, {/*display=*/false, false, 10.0, stdout});
+  Progress progress(meter, {/*display=*/false, false, 10.0, stdout, {}});
   meter.begin_epoch();
   progress.begin_epoch(1, 1, 2);
   clock.now = 2;
@@ -138,7 +138,7 @@ TEST(Progress, ShowsTheTensorLossOfTheLastStep) {
   std::FILE* out = std::tmpfile();
   ASSERT_NE(out, nullptr);
   // interval 0: every step shows a plain line.
-  Progress progress(meter, {/*display=*/true, /*interactive=*/false, 0.0, out});
+  Progress progress(meter, {/*display=*/true, /*interactive=*/false, 0.0, out, {}});
   meter.begin_epoch();
   progress.begin_epoch(3, 5, 2);
   progress.step(4, torch::tensor(1.5, torch::kFloat).requires_grad_(true) * 0.5);
@@ -151,6 +151,22 @@ TEST(Progress, ShowsTheTensorLossOfTheLastStep) {
   EXPECT_NE(text.find("loss 0.7500"), std::string::npos) << text;
   EXPECT_NE(text.find("step 2/2"), std::string::npos) << text;
   EXPECT_NE(text.find("loss 2.2500"), std::string::npos) << text;
+}
+
+TEST(Progress, NotesShowWithoutTheProgressDisplayAndOnlyWhereAsked) {
+  ThroughputMeter meter(0);
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  {
+    Progress quiet(meter, {/*display=*/false, false, 10.0, out, {}, /*notes=*/true});  // rank 0, --quiet
+    quiet.message("epoch 1: hr@10 0.5");
+    quiet.note("amp runs as fp32 here");
+    Progress other_rank(meter, {/*display=*/false, false, 10.0, out, {}, /*notes=*/false});
+    other_rank.note("amp runs as fp32 here");
+  }
+  const std::string text = read_all(out);
+  std::fclose(out);
+  EXPECT_EQ(text, "mlharness: note: amp runs as fp32 here\n");
 }
 
 }  // namespace
