@@ -1,4 +1,4 @@
-#include "compliance/rule_tests.h"
+#include "compliance/rule_predicates.h"
 
 #include <cmath>
 #include <memory>

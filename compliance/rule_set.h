@@ -1,13 +1,13 @@
 // The compliance rule files (compliance/rules/<ruleset>/<name>.yaml, embedded in the binary), read
 // into per-key rules. The vocabulary is documented in compliance/rules/README.md; the tests it
-// builds live in rule_tests.h. Which files apply to a log, and running them, is the checker's job.
+// builds live in rule_predicates.h. Which files apply to a log, and running them, is the checker's job.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "compliance/rule_tests.h"
+#include "compliance/rule_predicates.h"
 
 namespace mlh {
 

@@ -1,6 +1,6 @@
-// Groups of settings the workloads share beyond the engine's (harness/setting_groups.h): the label
-// smoothing of a cross-entropy, how the translation workloads (Transformer, GNMT) evaluate, and the
-// ranks the image workloads' BatchNorm statistics span.
+// Groups of recipe settings the workloads share beyond the engine's (harness/setting_groups.h):
+// the label smoothing of a cross-entropy, how the translation workloads (Transformer, GNMT)
+// evaluate, and the ranks the image workloads' BatchNorm statistics span.
 // A workload's settings struct derives from the groups it has and calls their bind from its own.
 #pragma once
 

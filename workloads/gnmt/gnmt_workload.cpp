@@ -29,7 +29,7 @@
 #include "harness/train_step.h"
 #include "harness/workload.h"
 #include "workloads/common/beam_search.h"
-#include "workloads/common/setting_groups.h"
+#include "workloads/common/recipe_setting_groups.h"
 #include "workloads/common/synthetic_translation_corpus.h"
 #include "workloads/common/translation_eval.h"
 #include "workloads/common/translation_prepare.h"

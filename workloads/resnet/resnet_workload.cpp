@@ -27,7 +27,7 @@
 #include "workloads/common/batch_scaling.h"
 #include "workloads/common/loader_bench_step.h"
 #include "workloads/common/resnet.h"
-#include "workloads/common/setting_groups.h"
+#include "workloads/common/recipe_setting_groups.h"
 #include "workloads/resnet/device_jpeg_source.h"
 #include "workloads/resnet/image_source.h"
 #include "workloads/resnet/resnet_trainer.h"

@@ -24,7 +24,7 @@
 #include "harness/device.h"
 #include "harness/gradient_allreduce.h"
 #include "harness/setting_groups.h"
-#include "workloads/common/setting_groups.h"
+#include "workloads/common/recipe_setting_groups.h"
 #include "harness/workload.h"
 #include "workloads/common/batch_scaling.h"
 #include "workloads/common/box_ops.h"
