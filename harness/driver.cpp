@@ -14,6 +14,7 @@
 #include "compliance/mllog_keys.h"
 #include "base/user_error.h"
 #include "harness/checkpoint.h"
+#include "harness/device_world.h"
 #include "harness/energy_meter.h"
 #include "harness/interrupt.h"
 #include "harness/job_layout.h"
@@ -177,7 +178,7 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
       configure_threads(launched_world, static_cast<int>(engine.blas_threads), static_cast<int>(engine.intra_op_threads));
   const torch::Device device = rank_device(launched_world, engine.device);
   configure_gpu_math(engine.gpu_math);
-  const World world = launched_world.with_device(device);  // NCCL between GPUs
+  const World world = world_on_device(launched_world, device);  // NCCL between GPUs
   const JobLayout layout = gather_job_layout(world, device);
   EnergyMeter energy(device);
   CpuEnergyMeter cpu_energy(/*reads_node=*/world.local_rank() == 0);

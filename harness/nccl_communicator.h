@@ -18,7 +18,7 @@
 
 #include <torch/types.h>
 
-#include "harness/world.h"
+#include "harness/communicator.h"
 
 namespace mlh {
 

@@ -19,7 +19,6 @@
 #include "harness/cpu_block_cache.h"
 #include "harness/cpu_share.h"
 #ifdef MLH_WITH_CUDA
-#include "harness/nccl_communicator.h"
 #endif
 
 namespace mlh {
@@ -178,13 +177,10 @@ World World::from_mpi() {
   return world;
 }
 
-World World::with_device(const torch::Device& device) const {
+World World::with_communicator(std::shared_ptr<Communicator> communicator) const {
+  MLH_ASSERT(communicator != nullptr);
   World world = *this;
-#ifdef MLH_WITH_CUDA
-  if (device.is_cuda() && size_ > 1) world.comm_ = make_nccl_communicator(device, rank_, size_, comm_);
-#else
-  (void)device;
-#endif
+  world.comm_ = std::move(communicator);
   return world;
 }
 

@@ -1,5 +1,6 @@
 // The distributed world: one process per device, ranks from MPI (mpirun or srun), and the
-// Communicator that moves tensors between them (MPI on CPU; NCCL on CUDA when built with it).
+// Communicator that moves tensors between them (MPI here; NCCL's between GPUs comes from
+// harness/device_world.h, which the world does not know).
 // A single process started without mpirun is a world of size 1.
 #pragma once
 
@@ -9,29 +10,9 @@
 
 #include <torch/types.h>
 
-namespace mlh {
+#include "harness/communicator.h"
 
-// Collective operations on whole tensors. Every rank must make the same calls in the same order.
-// Tensors may live on the CPU or on the rank's GPU; on device() they take no extra copy.
-class Communicator {
- public:
-  virtual ~Communicator() = default;
-  virtual void allreduce_sum(torch::Tensor& tensor) = 0;   // in place; contiguous
-  // The same sum, started: it may still run when this returns (NCCL: on the communicator's own
-  // stream, after the work queued so far on the current stream), so nothing may use `tensor` until
-  // wait_started_collectives(). Every rank starts the same collectives in the same order. MPI sums
-  // at once.
-  virtual void start_allreduce_sum(torch::Tensor& tensor) { allreduce_sum(tensor); }
-  // Work queued on the current stream after this call sees every started collective's result (on a
-  // GPU the stream waits for them; the host does not).
-  virtual void wait_started_collectives() {}
-  virtual void broadcast(torch::Tensor& tensor, int root) = 0;
-  virtual void barrier() = 0;
-  virtual std::string name() const = 0;
-  // Where its collectives' tensors live best: the CPU for MPI, the rank's GPU for NCCL. Callers that
-  // build a flat buffer for a collective build it there.
-  virtual torch::Device device() const { return torch::kCPU; }
-};
+namespace mlh {
 
 // MPI_Init_thread on construction, MPI_Finalize on destruction; one per process, in main.
 class MpiSession {
@@ -66,10 +47,8 @@ class World {
   static World from_mpi();
   // A world of one, no MPI (for tests of single-process code).
   static World single_process();
-  // This world with the communicator for `device` (the engine's, harness/device.h): NCCL on the
-  // rank's GPU in a CUDA build of more than one rank (one communicator per job: its unique id from
-  // rank 0 over MPI), else the same MPI communicator. MPI stays the control plane. A collective.
-  World with_device(const torch::Device& device) const;
+  // This world with another communicator (harness/device_world.h picks NCCL's for a GPU).
+  World with_communicator(std::shared_ptr<Communicator> communicator) const;
 
   int rank() const { return rank_; }
   int size() const { return size_; }
@@ -77,6 +56,7 @@ class World {
   int local_size() const { return local_size_; }
   bool is_root() const { return rank_ == 0; }
   Communicator& comm() const { return *comm_; }
+  const std::shared_ptr<Communicator>& shared_comm() const { return comm_; }
 
   // Cores this rank may use: its CPU affinity, shared fairly with the ranks of its node whose
   // affinities overlap it (harness/cpu_share.h); at least 1. OpenMPI's default binding (one core per

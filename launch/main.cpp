@@ -29,6 +29,7 @@
 #include "harness/results.h"
 #include "harness/settings.h"
 #include "harness/workload.h"
+#include "harness/device_world.h"
 #include "harness/world.h"
 #include "launch/analysis_commands.h"
 
@@ -334,7 +335,7 @@ int bench_command(const po::variables_map& vars) {
   const World launched_world = World::from_mpi();
   options.device = rank_device(launched_world, engine.device);
   configure_gpu_math(engine.gpu_math);
-  const World world = launched_world.with_device(options.device);
+  const World world = world_on_device(launched_world, options.device);
   const std::string platform = vars["platform"].as<std::string>().empty()
                                    ? detect_platform(world.size(), options.device).label()
                                    : sanitize_path_component(vars["platform"].as<std::string>());

@@ -24,6 +24,7 @@
 #include "harness/train_step.h"
 #include "harness/gradient_allreduce.h"
 #include "harness/mixed_precision.h"
+#include "harness/device_world.h"
 #include "harness/world.h"
 #include "datasets/image_files.h"
 #include "datasets/imagenet/folder.h"
@@ -379,7 +380,7 @@ const World& launched_world() {
 TEST(CudaTwoRanks, NcclSumsAndBroadcastsAcrossTheRanks) {
   MLH_SKIP_WITHOUT_TWO_RANKS_ON_TWO_GPUS();
   const torch::Device gpu = rank_device(launched_world(), "auto");
-  const World world = launched_world().with_device(gpu);
+  const World world = world_on_device(launched_world(), gpu);
   ASSERT_EQ(world.comm().name(), "nccl");
   const double r = world.rank();
   for (const auto dtype : {torch::kFloat, torch::kHalf, torch::kDouble, torch::kLong}) {
@@ -399,7 +400,7 @@ TEST(CudaTwoRanks, NcclSumsAndBroadcastsAcrossTheRanks) {
 TEST(CudaTwoRanks, BatchNormStatisticsAreTheMeanOverTheRanks) {
   MLH_SKIP_WITHOUT_TWO_RANKS_ON_TWO_GPUS();
   const torch::Device gpu = rank_device(launched_world(), "auto");
-  const World world = launched_world().with_device(gpu);
+  const World world = world_on_device(launched_world(), gpu);
   torch::nn::BatchNorm2d bn(3);
   bn->to(gpu);
   torch::NoGradGuard no_grad;
@@ -416,7 +417,7 @@ TEST(CudaTwoRanks, BatchNormStatisticsAreTheMeanOverTheRanks) {
 TEST(CudaTwoRanks, GradientBucketsReducedDuringBackwardOnTheirOwnStream) {
   MLH_SKIP_WITHOUT_TWO_RANKS_ON_TWO_GPUS();
   const torch::Device gpu = rank_device(launched_world(), "auto");
-  const World world = launched_world().with_device(gpu);
+  const World world = world_on_device(launched_world(), gpu);
   std::vector<std::vector<torch::Tensor>> sums;
   for (const bool during_backward : {true, false}) {
     torch::manual_seed(5);

@@ -7,6 +7,7 @@
 
 #include "base/user_error.h"
 #include "harness/copy_ahead.h"
+#include "harness/device_world.h"
 #include "harness/driver.h"
 #include "harness/platform.h"
 #include "tests/user_error_of.h"
@@ -72,6 +73,33 @@ TEST(RankDevice, ThisMachineWithoutAGpuComputesOnTheCpu) {
   const World world = World::single_process();
   EXPECT_EQ(rank_device(world, "auto"), torch::Device(torch::kCPU));
   EXPECT_THAT(user_error_of([&] { rank_device(world, "cuda"); }), HasSubstr("no CUDA device"));
+}
+
+// A communicator that only names itself, to see which one a world holds.
+class NamedCommunicator : public Communicator {
+ public:
+  void allreduce_sum(torch::Tensor&) override {}
+  void broadcast(torch::Tensor&, int) override {}
+  void barrier() override {}
+  std::string name() const override { return "named"; }
+};
+
+TEST(WorldOnDevice, TheCpuKeepsTheWorldsOwnCommunicator) {
+  const World world = World::single_process();
+  const World on_cpu = world_on_device(world, torch::kCPU);
+  EXPECT_EQ(&on_cpu.comm(), &world.comm());
+  EXPECT_EQ(on_cpu.size(), 1);
+  // A GPU of a one-rank world needs no collective either (and no GPU is touched).
+  EXPECT_EQ(&world_on_device(world, torch::Device(torch::kCUDA, 0)).comm(), &world.comm());
+}
+
+TEST(WorldOnDevice, WithCommunicatorReplacesOnlyTheCommunicator) {
+  const World world = World::single_process();
+  const World other = world.with_communicator(std::make_shared<NamedCommunicator>());
+  EXPECT_EQ(other.comm().name(), "named");
+  EXPECT_NE(world.comm().name(), "named");
+  EXPECT_EQ(other.rank(), world.rank());
+  EXPECT_EQ(other.cores_per_rank(), world.cores_per_rank());
 }
 
 TEST(EngineDeviceSettings, BindTheDeviceAndTheGpuMathWithTheirChoices) {
