@@ -17,6 +17,14 @@ std::string format_duration(double seconds) {
   return text;
 }
 
+// One line kept on screen: a live status line still open is cleared first.
+void print_kept_line(std::FILE* out, bool& line_open, const std::string& text) {
+  if (line_open) std::fputs("\r\033[K", out);
+  line_open = false;
+  std::fprintf(out, "%s\n", text.c_str());
+  std::fflush(out);
+}
+
 }  // namespace
 
 Progress::Progress(ThroughputMeter& meter, Options options) : meter_(meter), options_(options) {}
@@ -64,19 +72,11 @@ void Progress::end_epoch() {
 }
 
 void Progress::message(const std::string& text) {
-  if (!options_.display) return;
-  if (line_open_) std::fputs("\r\033[K", options_.out);
-  line_open_ = false;
-  std::fprintf(options_.out, "%s\n", text.c_str());
-  std::fflush(options_.out);
+  if (options_.display) print_kept_line(options_.out, line_open_, text);
 }
 
 void Progress::note(const std::string& text) {
-  if (!options_.notes) return;
-  if (line_open_) std::fputs("\r\033[K", options_.out);
-  line_open_ = false;
-  std::fprintf(options_.out, "mlharness: note: %s\n", text.c_str());
-  std::fflush(options_.out);
+  if (options_.notes) print_kept_line(options_.out, line_open_, "mlharness: note: " + text);
 }
 
 void Progress::show(bool final_line) {

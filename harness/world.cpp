@@ -18,8 +18,6 @@
 #include "base/user_error.h"
 #include "harness/cpu_block_cache.h"
 #include "harness/cpu_share.h"
-#ifdef MLH_WITH_CUDA
-#endif
 
 namespace mlh {
 
