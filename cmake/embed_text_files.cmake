@@ -1,7 +1,7 @@
 # Script mode (cmake -P), run by mlh_embed_text_files(): writes OUTPUT, a C++ file that defines
 # `const std::map<std::string, std::string>& mlh::FUNCTION()` including HEADER, mapping each file of
 # INPUTS (";"-separated) to its text. A file's name is its path below BASE without the extension:
-# "ncf-mini", "0.7.0/closed_gnmt".
+# "<workload>-mini", "0.7.0/closed_<benchmark>".
 string(REPLACE " " ";" INPUTS "${INPUTS}")
 set(body "")
 foreach(path IN LISTS INPUTS)

@@ -102,7 +102,7 @@ class ConfigMap {
  private:
   struct Entry {
     YAML::Node node;
-    std::string origin;  // "configs/ncf.yaml:7" or "--set lr=1"
+    std::string origin;  // "configs/<workload>.yaml:7" or "--set lr=1"
   };
   template <class T>
   T convert(const std::string& key, const Entry& entry) const;

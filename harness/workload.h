@@ -2,7 +2,7 @@
 // stopping rule and the log's run structure; a workload owns its model, data, optimizer and metric,
 // and logs its own hyperparameters. A workload registers itself with one line (name, what `mlharness
 // list` says of it, class):
-//   MLH_REGISTER_WORKLOAD("ncf", "NCF: NeuMF on MovieLens, HR@10 (MLPerf v0.5)", NcfWorkload);
+//   MLH_REGISTER_WORKLOAD("mine", "My model on my data, top-1 (MLPerf-style)", MyWorkload);
 // Call order: bind_settings, validate_settings, prepare_data, init, then train_epoch / evaluate until
 // the engine stops (save_state / load_state between epochs).
 #pragma once
@@ -101,7 +101,7 @@ struct BenchSpec {
 class Workload {
  public:
   virtual ~Workload() = default;
-  virtual std::string benchmark() const = 0;  // MLPerf name: resnet, ssd, maskrcnn, gnmt, ...
+  virtual std::string benchmark() const = 0;  // MLPerf benchmark name (compliance/benchmark_names.h)
 
   // Binds every setting this workload reads; called once, before anything else.
   virtual void bind_settings(ConfigMap& config) = 0;

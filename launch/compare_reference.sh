@@ -12,15 +12,15 @@ Runs `mlharness bench` and reference/NAME.py (plain PyTorch, eager) with the sam
 precision, one after the other, ROUNDS times (mlharness, reference, mlharness, reference, ...), and
 prints the median rate of each, their ratio and the machine.
 
-  --workload NAME      ncf, resnet50, transformer, gnmt or ssd; required
-  --batch-size N       per step, in the workload's bench unit (ncf: samples; resnet50, ssd: images;
-                       transformer: tokens per side; gnmt: sentence pairs). Default: ncf 65536,
-                       resnet50 16, transformer 512, gnmt 16, ssd 8 (CPU-sized)
+  --workload NAME      a workload with a reference loop (listed below); required
+  --batch-size N       per step, in the workload's bench unit (listed below). Default: the workload's
+                       (CPU-sized), from the reference entry of its folder's checks.json
   --threads T          intra-op and BLAS threads of both (default: the cores this shell may use);
                        mlharness gets --set intra_op_threads=T
   --precision P        fp32 (default) or amp (bf16 autocast on the CPU, in both)
-  --channels-last      resnet50 only: NHWC in both
-  --loader             resnet50 only: the input pipeline alone, no model: `mlharness bench --loader`
+  --channels-last      where the workload's checks.json allows it (the image classifier): NHWC in both
+  --loader             where the workload's checks.json has a loader entry (the image classifier): the
+                       input pipeline alone, no model: `mlharness bench --loader`
                        (loader_threads T) against reference/resnet50_loader.py (torchvision ImageFolder,
                        RandomResizedCrop(224), flip, ToTensor, Normalize in a DataLoader with T
                        workers) on the JPEG tree --data DIR; batch default 64; both print images/s
@@ -28,7 +28,7 @@ prints the median rate of each, their ratio and the machine.
                        DIR/LOC_synset_mapping.txt (tools/make_imagenet_tree.py makes one)
   --rounds R           interleaved rounds (default 3)
   --warmup N           untimed steps per run; --steps N steps per timed window; --repeats N windows
-                       per run, the median kept (defaults: ncf 3, 10, 3; the others 2, 2, 3)
+                       per run, the median kept (defaults: the workload's checks.json)
   --quick              a test-sized comparison: one round, a tiny batch, 1 warm-up step, one window
                        of 2 steps (the figures mean little)
   --mlharness PATH     the mlharness binary (default: build/launch/mlharness beside this script,
@@ -41,7 +41,10 @@ prints the median rate of each, their ratio and the machine.
   -h, --help           this text
 
 Exit status: 0 compared, 1 a run failed, 2 bad input or a missing prerequisite.
+
+The workloads with a reference loop, and their bench units:
 EOF
+  python3 "$(dirname "${BASH_SOURCE[0]}")/workload_checks.py" units | sed 's/^/  /'
 }
 
 die() {
@@ -80,23 +83,20 @@ while [ $# -gt 0 ]; do
   shift 2
 done
 
-# Per workload: default batch, quick batch, warm-up, steps, repeats.
-case $workload in
-  ncf) defaults=(65536 1024 3 10 3) ;;
-  resnet50) defaults=(16 2 2 2 3) ;;
-  transformer) defaults=(512 64 2 2 3) ;;
-  gnmt) defaults=(16 2 2 2 3) ;;
-  ssd) defaults=(8 2 2 2 3) ;;
-  "") die "--workload is required: ncf, resnet50, transformer, gnmt or ssd" ;;
-  *) die "unknown workload '$workload'; the reference loops are ncf, resnet50, transformer, gnmt and ssd" ;;
-esac
+# The workload's defaults, from its checks.json: batch, quick batch, warm-up, steps, repeats, and
+# whether it takes --channels-last and has a loader reference.
+[ -n "$workload" ] || die "--workload is required: one of $(python3 "$root/launch/workload_checks.py" references)"
+defaults_line=$(python3 "$root/launch/workload_checks.py" reference "$workload" 2>&1) ||
+  die "unknown workload '$workload': ${defaults_line#workload_checks.py: }"
+read -r -a defaults <<<"$defaults_line"
+takes_channels_last=${defaults[5]} has_loader=${defaults[6]}
 if [ "$loader" = 1 ]; then
-  [ "$workload" = resnet50 ] || die "--loader applies to resnet50 only"
+  [ "$has_loader" = 1 ] || die "--loader: '$workload' has no loader reference"
   [ "$channels_last" = 0 ] || die "--loader times no model: drop --channels-last"
   [ -n "$data" ] || die "--loader needs --data DIR, a JPEG tree (make one with tools/make_imagenet_tree.py)"
   [ -d "$data/train" ] || die "--data $data has no train/ folder (make one with tools/make_imagenet_tree.py)"
   data=$(cd "$data" && pwd)
-  defaults=(64 8 3 10 3)
+  read -r -a defaults <<<"$(python3 "$root/launch/workload_checks.py" reference "$workload" loader)"
 elif [ -n "$data" ]; then
   die "--data goes with --loader"
 fi
@@ -110,8 +110,8 @@ for pair in "batch-size:$batch" "threads:$threads" "rounds:$rounds" "steps:$step
 done
 [[ $warmup =~ ^[0-9]{1,9}$ ]] || die "--warmup '$warmup' is not a whole number"
 case $precision in fp32 | amp) ;; *) die "--precision '$precision': fp32 or amp" ;; esac
-if [ "$channels_last" = 1 ] && [ "$workload" != resnet50 ]; then
-  die "--channels-last applies to resnet50 only (mlharness's ssd bench runs NCHW)"
+if [ "$channels_last" = 1 ] && [ "$takes_channels_last" != 1 ]; then
+  die "--channels-last: '$workload' takes no --channels-last in its bench (its checks.json)"
 fi
 
 if [ -z "$mlharness" ]; then

@@ -13,18 +13,18 @@
 # is over MLH_BUNDLE_LIMIT_MIB (60: the device tool carries 64 MiB with the tree).
 #
 # run unpacks the bundle, finds the LibTorch and CUDA libraries inside that machine's torch 2.11
-# Python package, and within 530 s (each part's share: budget_* below) writes under $OUT (default
+# Python package, and within 530 s (each part's share: budget_* below and in the checks.json) writes under $OUT (default
 # ./device-out):
 #   summary.txt       GPU, the cuda tests (on two ranks too where two GPUs and mpirun are there), the
 #                     bench table with host syncs per step, and the mini run, as printed; each part's
 #                     result line is appended the moment it ends, so a killed run keeps the parts done
 #   cuda_tests.xml    the `cuda` tests (GoogleTest XML)
-#   bench.json        every bench case (ResNet-50 fp32 and amp, channels-last, batches 128 and 256;
-#                     SSD300 fp32 and amp images/s at 32 and 64; Transformer-big and GNMT amp
-#                     tokens/s; NCF samples/s; the ResNet-50 loader alone with decoder=gpu, on a
-#                     small generated folder: nvJPEG's images/s, or the CPU's after its note)
-#   ncf_result.txt    the MLPerf log of the NCF mini run to target on the GPU, and its record
-#   ncf_result.json
+#   bench.json        every bench case that the workloads' checks.json declare (workloads/<folder>/,
+#                     read through launch/workload_checks.py): each workload's model at its sizes and
+#                     precisions, and loaders alone (ResNet-50's with decoder=gpu, on a small
+#                     generated folder: nvJPEG's images/s, or the CPU's after its note)
+#   <workload>_result.txt   the MLPerf log of each mini run to target on the GPU that a checks.json asks
+#   <workload>_result.json  for (device_check_mini_run_budget_s), and its record
 # MLH_DEVICE=cpu and MLH_QUICK=1 run the same steps on a CPU at small sizes (how the run half is
 # exercised on a machine without a GPU).
 set -uo pipefail
@@ -114,13 +114,10 @@ unpack() {
 budget_total_s=530          # everything, from the start of run
 budget_cuda_tests_s=90      # the cuda tests on one rank
 budget_two_rank_tests_s=60  # the two-rank cuda tests (only where two GPUs are visible)
-budget_mini_run_s=150       # the NCF mini run to its target
-# The bench cases, and each one's share: (workload|config|precision|batch sizes|flags|seconds).
-loader_gpu="--loader --set data_source=synthetic_imagenet --set synthetic_train_images_per_class=16 --set synthetic_val_images_per_class=1 --set decoder=gpu"
-bench_cases_quick=("resnet50|mini|fp32,amp|8,16|--channels-last|80" "ssd|mini|fp32|8||50" "transformer|mini|amp|256||40"
-  "gnmt|mini|amp|8||40" "ncf|mini|fp32|4096||30" "resnet50||fp32|8|$loader_gpu|30")
-bench_cases_full=("resnet50||fp32,amp|128,256|--channels-last|80" "ssd||fp32,amp|32,64||50" "transformer||amp|5120||40"
-  "gnmt||amp|128||40" "ncf||fp32|65536||30" "resnet50||fp32|64|$loader_gpu|30")
+# The bench cases and the mini runs, and each one's share: what every workload folder's checks.json
+# declares (launch/workload_checks.py), as lines workload|config|precisions|batch sizes|flags|seconds
+# and workload|seconds.
+workload_checks() { python3 "$here/launch/workload_checks.py" "$@" || die "cannot read the workloads' checks.json"; }
 
 # A part's timeout: its share, cut to what is left of the whole budget (at least 1 s). On a CPU
 # (MLH_DEVICE=cpu: the run half exercised without a GPU, on a machine that others may share) the
@@ -216,8 +213,10 @@ run() {
   ((status == 0 || status == 77)) || failures+=("cuda tests on two ranks")
 
   # The bench table, each case's JSON merged.
-  local cases
-  if [[ $quick = 1 ]]; then cases=("${bench_cases_quick[@]}"); else cases=("${bench_cases_full[@]}"); fi
+  local cases sizes=full
+  [[ $quick = 1 ]] && sizes=quick
+  mapfile -t cases < <(workload_checks bench-cases "$sizes")
+  ((${#cases[@]})) || failures+=("no bench cases in the workloads' checks.json")
   echo | tee -a "$summary"
   echo "== bench ($device)" | tee -a "$summary"
   local jsons=() i=0
@@ -247,20 +246,25 @@ run() {
       "$out/bench.json" "${jsons[@]}" || cat "${jsons[@]}" >"$out/bench.json"
   fi
 
-  echo | tee -a "$summary"
-  echo "== NCF mini to its target ($device)" | tee -a "$summary"
-  started=$SECONDS
-  timeout "$(part_timeout $budget_mini_run_s)" "$mlharness" --workload ncf --config mini --seed 1 --device "$device" \
-    --out "$work/results" --data-dir "$work/data" 2>&1 | tee -a "$summary"
-  status=${PIPESTATUS[0]}
-  record_part "NCF mini run" "$status" "$started"
-  ((status == 0)) || failures+=("NCF mini run (exit $status)")
-  local log
-  log="$(find "$work/results" -name 'result_*.txt' 2>/dev/null | head -1)"
-  if [[ -n "$log" ]]; then
-    cp "$log" "$out/ncf_result.txt"
-    cp "${log%.txt}.json" "$out/ncf_result.json" 2>/dev/null
-  fi
+  local mini_runs
+  mapfile -t mini_runs < <(workload_checks mini-runs)
+  for mini_run in "${mini_runs[@]}"; do
+    IFS='|' read -r workload share <<<"$mini_run"
+    echo | tee -a "$summary"
+    echo "== $workload mini to its target ($device)" | tee -a "$summary"
+    started=$SECONDS
+    timeout "$(part_timeout "$share")" "$mlharness" --workload "$workload" --config mini --seed 1 --device "$device" \
+      --out "$work/results_$workload" --data-dir "$work/data" 2>&1 | tee -a "$summary"
+    status=${PIPESTATUS[0]}
+    record_part "$workload mini run" "$status" "$started"
+    ((status == 0)) || failures+=("$workload mini run (exit $status)")
+    local log
+    log="$(find "$work/results_$workload" -name 'result_*.txt' 2>/dev/null | head -1)"
+    if [[ -n "$log" ]]; then
+      cp "$log" "$out/${workload}_result.txt"
+      cp "${log%.txt}.json" "$out/${workload}_result.json" 2>/dev/null
+    fi
+  done
   echo "== done in $SECONDS s; results under $out" | tee -a "$summary"
   ((${#failures[@]} == 0)) || echo "== failed: ${failures[*]}" | tee -a "$summary"
   rm -rf "$work" "$root"

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 #include <charconv>
 #include <chrono>
@@ -52,7 +53,7 @@ usage:
                   [--inference | --loader] [options]
   mlharness prepare --workload NAME [--KEY VALUE]...  the workload's data folder from raw files
                   (transformer, gnmt: --src train.en --tgt train.de --out DIR; --help lists the keys)
-  mlharness list
+  mlharness list [--json]                     the workloads and their configs (--json: for scripts)
   mlharness check LOG... [--ruleset 0.7.0|0.6.0|...]        MLPerf compliance rules: PASS or FAIL
   mlharness score DIR... [--rcp] [--benchmark NAME]        MLPerf scores, epochs per seed, RCP test
   mlharness report DIR... --out DIR [--baseline PLATFORM]  tables and charts across platforms
@@ -189,14 +190,26 @@ ConfigMap configured(const po::variables_map& vars, const std::string& workload,
   return std::move(config);
 }
 
-int list_command() {
-  std::printf("workloads:\n");
+// The registered workloads with their embedded configs; as JSON ([{name, description, configs}]) for
+// the scripts and checks that iterate over them.
+int list_command(bool as_json) {
+  nlohmann::json workloads = nlohmann::json::array();
   for (const auto& [name, entry] : WorkloadRegistry::instance().entries()) {
-    std::string configs;
+    std::vector<std::string> configs;
     for (const auto& [config, text] : embedded_configs())
-      if (config == name || config.rfind(name + "-", 0) == 0) configs += (configs.empty() ? "" : ", ") + config;
-    std::printf("  %-12s %s\n  %-12s configs: %s\n", name.c_str(), entry.description.c_str(), "",
-                configs.c_str());
+      if (config == name || config.rfind(name + "-", 0) == 0) configs.push_back(config);
+    workloads.push_back({{"name", name}, {"description", entry.description}, {"configs", configs}});
+  }
+  if (as_json) {
+    std::printf("%s\n", workloads.dump(2).c_str());
+    return 0;
+  }
+  std::printf("workloads:\n");
+  for (const nlohmann::json& workload : workloads) {
+    std::string configs;
+    for (const std::string config : workload["configs"]) configs += (configs.empty() ? "" : ", ") + config;
+    std::printf("  %-12s %s\n  %-12s configs: %s\n", workload["name"].get<std::string>().c_str(),
+                workload["description"].get<std::string>().c_str(), "", configs.c_str());
   }
   return 0;
 }
@@ -373,6 +386,8 @@ CommandLine parse_command_line(int argc, char** argv) {
     all.add(bench_options());
     all.add_options()("platform", po::value<std::string>()->default_value(""), "platform label")(
         "data-dir", po::value<std::string>()->default_value("data"), "where generated datasets are kept");
+  } else if (line.command == "list") {
+    all.add_options()("json", po::bool_switch(), "print the workloads as JSON");
   } else {
     all.add(run_options());
   }
@@ -431,7 +446,7 @@ int dispatch(int argc, char** argv) {
     if (line.vars.count("workload")) print_workload_keys(line.vars);
     return 0;
   }
-  if (line.command == "list") return list_command();
+  if (line.command == "list") return list_command(line.vars["json"].as<bool>());
   if (line.command == "prepare") return prepare_command(line);
   configure_host_allocator();
   // A file-size limit (ulimit -f) then fails the write with EFBIG, reported as a user error, instead

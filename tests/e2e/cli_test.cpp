@@ -176,5 +176,11 @@ TEST_F(Cli, AHostfileLaunchRecordsTheNodesAndEachRanksPlace) {
   EXPECT_EQ(launch["placement"][1]["local_rank"], 1);
 }
 
+// A workload without a prepare step says so, naming those that have one.
+TEST_F(Cli, PrepareOfAWorkloadWithoutOneNamesThoseWithOne) {
+  expect_user_error("prepare --workload ncf --src a.en --tgt a.de --out x",
+                    "has no prepare step (workloads with one: gnmt, transformer)");
+}
+
 }  // namespace
 }  // namespace mlh

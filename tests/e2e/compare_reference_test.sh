@@ -52,4 +52,6 @@ printf '#!/bin/sh\nexit 1\n' >"$work/python-without-torch"
 chmod +x "$work/python-without-torch"
 expect_error "apt-get install -y --no-install-recommends python3-torch" --workload ncf --mlharness "$mlharness" \
   --python "$work/python-without-torch"
+expect_error "takes no --channels-last" --workload ncf --channels-last --mlharness "$mlharness"
+expect_error "has no loader reference" --workload ncf --loader --mlharness "$mlharness"
 echo "PASS"

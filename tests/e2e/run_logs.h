@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "compliance/log_reader.h"
 
 namespace mlh {
@@ -37,6 +39,21 @@ inline std::vector<double> eval_accuracies(const std::vector<LogRecord>& records
   for (const auto& r : records)
     if (r.key == "eval_accuracy") values.push_back(r.value.get<double>());
   return values;
+}
+
+inline std::vector<double> train_losses(const std::vector<LogRecord>& records) {
+  std::vector<double> values;
+  for (const auto& r : records)
+    if (r.key == "mlharness_train_loss") values.push_back(r.value.get<double>());
+  return values;
+}
+
+// The run record beside the run's log (result_<i>.json).
+inline nlohmann::json record_of(const std::string& run) {
+  std::filesystem::path path = log_of(run);
+  path.replace_extension(".json");
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
 }
 
 // The first record with `key`, or null.

@@ -17,13 +17,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::vector<double> train_losses(const std::vector<LogRecord>& records) {
-  std::vector<double> values;
-  for (const auto& r : records)
-    if (r.key == "mlharness_train_loss") values.push_back(r.value.get<double>());
-  return values;
-}
-
 TEST(SsdMini, ReachesItsTargetMapOnOneRank) {
   const std::vector<LogRecord> records = records_of("ssd_np1_seed1");
   const LogRecord* stop = find(records, "run_stop");

@@ -86,7 +86,6 @@ TEST_F(TransformerCli, PrepareOfTooFewPairs) {
 TEST_F(TransformerCli, PrepareNeedsItsFiles) {
   expect_user_error("prepare --workload transformer --src missing.en --tgt missing.de --out x", "missing.en");
   expect_user_error("prepare --workload transformer --src a.en", "--tgt");
-  expect_user_error("prepare --workload ncf --src a.en --tgt a.de --out x", "has no prepare step (workloads with one: gnmt, transformer)");
   // Each workload binds its own prepare options: GNMT's BPE merges are not the Transformer's.
   expect_user_error("prepare --workload transformer --src a.en --tgt a.de --out x --bpe-merges 4", "bpe_merges");
   expect_user_error("prepare --workload transformer --src a.en stray", "unexpected argument 'stray'");

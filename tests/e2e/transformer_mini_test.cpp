@@ -35,7 +35,8 @@ TEST(TransformerMini, ReachesItsBleuTargetFarAboveCopyingTheSource) {
 
 TEST(TransformerMini, TwoRanksMatchOneRank) {
   // Both runs stop after their first epoch, on a smaller corpus than the full run's, where BLEU is
-  // still below copying the source: TransformerRanks (rank_weights_test.cpp) compares their weights.
+  // still below copying the source: rank_weights_check.cpp compares their weights
+  // (workloads/transformer/e2e.cmake).
   const auto one_records = records_of("transformer_np1_one_core_seed1");
   const auto one = eval_accuracies(one_records);
   const auto records = records_of("transformer_np2_seed1");

@@ -1,6 +1,6 @@
-// Checks of the seed runs that ctest makes first (tests/e2e/CMakeLists.txt, the block at its end):
-// every workload's first epoch on a small set, with seed 1, seed 1 again and seed 2, each leaving a
-// checkpoint. The same seed leaves the same checkpoint byte for byte (weights, optimizer moments,
+// The seed decides: a workload's first epoch on a small set with seed 1, seed 1 again and seed 2, each
+// leaving a checkpoint, runs that ctest makes first (mlh_add_seed_check in each workload's e2e.cmake,
+// which names them here: --run <seed 1> --run <seed 1 again> --run <seed 2>). The same seed leaves the same checkpoint byte for byte (weights, optimizer moments,
 // counters, random streams) and logs the same training loss and evaluation; another seed leaves
 // other weights (most of the model's numbers differ) and logs another loss and evaluation. So
 // `--seed` reaches every random stream that matters, and nothing else varies between runs.
@@ -10,23 +10,19 @@
 #include <string>
 
 #include "tests/e2e/run_checkpoints.h"
+#include "tests/e2e/run_check_arguments.h"
 #include "tests/e2e/run_logs.h"
 
 namespace mlh {
 namespace {
 
-std::vector<double> train_losses(const std::vector<LogRecord>& records) {
-  std::vector<double> values;
-  for (const auto& r : records)
-    if (r.key == "mlharness_train_loss") values.push_back(r.value.get<double>());
-  return values;
-}
-
-void expect_the_seed_decides(const std::string& workload) {
-  const std::string run = workload + "_np1_first_epoch_seed";
-  const RunCheckpoint one = last_checkpoint_of(run + "1");
-  const RunCheckpoint again = last_checkpoint_of(run + "1_again");
-  const RunCheckpoint two = last_checkpoint_of(run + "2");
+TEST(SeedDecides, TheFirstEpoch) {
+  const std::vector<std::string>& runs = run_check_arguments().runs;
+  ASSERT_EQ(runs.size(), 3u) << "give --run <seed 1> --run <seed 1 again> --run <seed 2>";
+  const std::string &run_one = runs[0], &run_again = runs[1], &run_two = runs[2];
+  const RunCheckpoint one = last_checkpoint_of(run_one);
+  const RunCheckpoint again = last_checkpoint_of(run_again);
+  const RunCheckpoint two = last_checkpoint_of(run_two);
   ASSERT_EQ(one.ranks.size(), 1u);
   ASSERT_EQ(again.ranks.size(), 1u);
   ASSERT_EQ(two.ranks.size(), 1u);
@@ -48,8 +44,8 @@ void expect_the_seed_decides(const std::string& workload) {
       << other.differing_model_elements << " of " << other.model_elements << " model numbers differ";
 
   // The logs: the same loss and evaluation for the same seed, others for another.
-  const std::vector<LogRecord> log_one = records_of(run + "1"), log_again = records_of(run + "1_again"),
-                               log_two = records_of(run + "2");
+  const std::vector<LogRecord> log_one = records_of(run_one), log_again = records_of(run_again),
+                               log_two = records_of(run_two);
   const std::vector<double> eval_one = eval_accuracies(log_one), eval_two = eval_accuracies(log_two);
   const std::vector<double> loss_one = train_losses(log_one), loss_two = train_losses(log_two);
   ASSERT_EQ(eval_one.size(), 1u);
@@ -63,15 +59,9 @@ void expect_the_seed_decides(const std::string& workload) {
   EXPECT_EQ(find(log_one, "seed")->value, 1);
   EXPECT_EQ(find(log_two, "seed")->value, 2);
   std::printf("%s: seed 1: loss %.6g, eval %.6g; seed 2: loss %.6g, eval %.6g; %lld of %lld model numbers differ\n",
-              workload.c_str(), loss_one[0], eval_one[0], loss_two[0], eval_two[0],
+              run_one.c_str(), loss_one[0], eval_one[0], loss_two[0], eval_two[0],
               static_cast<long long>(other.differing_model_elements), static_cast<long long>(other.model_elements));
 }
-
-TEST(SeedDecides, Ncf) { expect_the_seed_decides("ncf"); }
-TEST(SeedDecides, ResNet50) { expect_the_seed_decides("resnet50"); }
-TEST(SeedDecides, Transformer) { expect_the_seed_decides("transformer"); }
-TEST(SeedDecides, Gnmt) { expect_the_seed_decides("gnmt"); }
-TEST(SeedDecides, Ssd) { expect_the_seed_decides("ssd"); }
 
 }  // namespace
 }  // namespace mlh
