@@ -1,7 +1,5 @@
 #include "harness/driver.h"
 
-#include <fcntl.h>
-#include <malloc.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,9 +14,11 @@
 #include "harness/checkpoint.h"
 #include "harness/device_world.h"
 #include "harness/energy_meter.h"
+#include "harness/host_memory.h"
 #include "harness/interrupt.h"
 #include "harness/job_layout.h"
 #include "harness/platform.h"
+#include "harness/resume_point.h"
 #include "harness/results.h"
 #include "harness/throughput_meter.h"
 
@@ -33,131 +33,7 @@ std::string utc_now() {
   return text;
 }
 
-// Asks the kernel to drop the files' cached pages (MLPerf: data starts on durable storage, not in
-// RAM). True when every file was dropped.
-bool drop_from_page_cache(const std::vector<std::string>& files) {
-  bool all = true;
-  for (const auto& file : files) {
-    const int fd = ::open(file.c_str(), O_RDONLY);
-    if (fd < 0) {
-      all = false;
-      continue;
-    }
-    ::fdatasync(fd);
-    all = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0 && all;
-    ::close(fd);
-  }
-  return all;
-}
-
-// What malloc has handed out and not had back, in MiB (glibc; 0 elsewhere).
-double heap_in_use_mib() {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-  const struct mallinfo2 info = ::mallinfo2();
-  return static_cast<double>(info.uordblks + info.hblkhd) / (1024.0 * 1024.0);
-#else
-  return 0;
-#endif
-}
-
-// This process's resident memory (RSS), in MiB.
-double resident_mib() {
-  long pages = 0, resident = 0;
-  std::FILE* statm = std::fopen("/proc/self/statm", "r");
-  if (statm == nullptr) return 0;
-  const int read = std::fscanf(statm, "%ld %ld", &pages, &resident);
-  std::fclose(statm);
-  return read == 2 ? static_cast<double>(resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0) : 0;
-}
-
-// The checkpoint to resume from, found on rank 0 and checked on every rank against this run.
-FoundCheckpoint resume_point(const RunOptions& options, const World& world, const nlohmann::json& effective_config,
-                             int64_t max_epochs) {
-  FoundCheckpoint found;
-  std::string manifest_text;
-  if (world.is_root()) {
-    found = find_checkpoint(options.resume);
-    manifest_text = found.manifest.to_json().dump();
-  }
-  found.path = world.broadcast_string(found.path);
-  found.manifest = CheckpointManifest::from_json(nlohmann::json::parse(world.broadcast_string(manifest_text)), found.path);
-  const CheckpointManifest& m = found.manifest;
-  const std::string where = "--resume: checkpoint " + found.path;
-  if (m.workload != options.workload)
-    throw UserError(where + " is of workload '" + m.workload + "', not '" + options.workload + "'");
-  if (m.world_size != world.size())
-    throw UserError(where + " was written by " + std::to_string(m.world_size) + " ranks; resume it with mpirun -np " +
-                    std::to_string(m.world_size) + " (this job has " + std::to_string(world.size()) + ")");
-  if (options.seed && *options.seed != m.seed)
-    throw UserError(where + " is of seed " + std::to_string(m.seed) + ", not " + std::to_string(*options.seed) +
-                    " (leave --seed out to take the checkpoint's)");
-  std::string differing;
-  for (const auto& [key, value] : effective_config.items())
-    if (!m.effective_config.contains(key) || m.effective_config[key] != value)
-      differing += (differing.empty() ? "" : ", ") + key + " (" + value.dump() + " here, " +
-                   (m.effective_config.contains(key) ? m.effective_config[key].dump() : std::string("absent")) + " there)";
-  if (!differing.empty()) throw UserError(where + " was written with other settings: " + differing);
-  if (m.finished || m.epoch >= max_epochs)
-    throw UserError(where + " is of a run that ended after epoch " + std::to_string(m.epoch) + ": nothing to resume");
-  return found;
-}
-
 }  // namespace
-
-void EngineSettings::bind(ConfigMap& config) {
-  config.bind("max_epochs", max_epochs, "stop with status aborted after this many epochs");
-  config.bind("eval_every_epochs", eval_every_epochs,
-              "evaluate every this many epochs (from epoch eval_offset + 1); an evaluation ends each block");
-  config.bind("eval_offset", eval_offset,
-              "the first evaluation follows epoch eval_offset + 1, from 0 to eval_every_epochs - 1 (ResNet "
-              "v0.7: every 4 epochs, offset 0-3); -1: eval_every_epochs - 1, i.e. after epochs N, 2N, ...");
-  config.bind("eval_epochs", eval_epochs,
-              "evaluate after exactly these epochs, strictly increasing (SSD v0.7: [40, 50, 55, 60, 65, 70, 75, "
-              "80]); empty: every eval_every_epochs. max_epochs always ends with an evaluation");
-  config.bind("throughput_warmup_steps", throughput_warmup_steps,
-              "training steps left out of the steady-state throughput", at_least(0));
-  config.bind("blas_threads", blas_threads,
-              "threads of the BLAS library's own pool (0: one per core); 1 keeps results independent "
-              "of the rank count",
-              at_least(0));
-  config.bind("intra_op_threads", intra_op_threads,
-              "LibTorch's intra-op threads per rank (0: one per core of the rank's share); 1 suits "
-              "models whose matrices are too small to split",
-              at_least(0));
-  config.bind("openmp_spin_count", openmp_spin_count,
-              "GOMP_SPINCOUNT of the OpenMP threads (-1: libgomp's default); small values stop idle "
-              "threads from spinning on cores the BLAS threads need",
-              at_least(-1));
-  config.bind("device", device,
-              "auto: one GPU per rank (local rank r on GPU r) when the build and machine have GPUs, "
-              "else the CPU; cpu; cuda (an error without a GPU)",
-              one_of({"auto", "cpu", "cuda"}));
-  config.bind("cudnn_benchmark", gpu_math.cudnn_benchmark,
-              "GPU: let cuDNN time its algorithms for each new input shape and keep the fastest");
-  config.bind("cudnn_deterministic", gpu_math.cudnn_deterministic,
-              "GPU: deterministic algorithms only (slower; a warning where an op has none)");
-  config.bind("allow_tf32", gpu_math.allow_tf32,
-              "GPU: fp32 matrix products and convolutions on TF32 tensor cores (Ampere and newer), as "
-              "PyTorch's references ran on A100");
-  config.bind("submission_org", submission_org, "MLPerf submission_org");
-  config.bind("submission_division", submission_division, "MLPerf submission_division",
-              one_of({"closed", "open"}));
-  config.bind("submission_status", submission_status, "MLPerf submission_status",
-              one_of({"cloud", "onprem", "preview", "research"}));
-}
-
-void EngineSettings::validate() const {
-  eval_schedule();
-  if (submission_org.empty()) throw UserError("key 'submission_org' must not be empty");
-}
-
-EvalSchedule EngineSettings::eval_schedule() const {
-  if (eval_epochs.empty()) return EvalSchedule::every(eval_every_epochs, eval_offset, max_epochs);
-  if (eval_every_epochs != 1 || eval_offset != -1)
-    throw UserError("keys 'eval_epochs' and 'eval_every_epochs' / 'eval_offset' are two evaluation schedules; set "
-                    "one (with eval_epochs, leave eval_every_epochs at 1 and eval_offset at -1)");
-  return EvalSchedule::at_epochs(eval_epochs, max_epochs);
-}
 
 proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const World& launched_world,
                                const RunOptions& options) {
