@@ -112,6 +112,44 @@ std::string bench_mode_name(BenchMode mode) {
   return "?";
 }
 
+namespace {
+
+// The lines under the bench table: each loader's decode threads and rate, then the starred
+// precisions' notes and their rates beside fp32's.
+std::string format_bench_footnotes(const BenchReport& report) {
+  std::string text;
+  char line[256];
+  for (const auto& c : report.cases) {
+    if (c.loader_threads == 0) continue;
+    std::snprintf(line, sizeof line, "  loader at batch %lld: %d decode thread%s per rank, %.1f %s/s per loader thread\n",
+                  static_cast<long long>(c.batch_size), c.loader_threads, c.loader_threads > 1 ? "s" : "",
+                  c.per_loader_thread_per_second, c.unit.c_str());
+    text += line;
+  }
+  std::vector<std::string> notes;
+  for (const auto& c : report.cases) {
+    if (c.precision_note.empty()) continue;
+    std::string note = "  * " + c.precision + ": " + c.precision_note + "\n";
+    if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+  }
+  // Each starred case beside its fp32 twin (same mode, layout and batch), where bench ran both.
+  for (const auto& c : report.cases) {
+    if (c.precision_note.empty()) continue;
+    for (const auto& fp32 : report.cases) {
+      if (fp32.precision != "fp32" || fp32.mode != c.mode || fp32.memory_format != c.memory_format ||
+          fp32.batch_size != c.batch_size || fp32.total_per_second <= 0)
+        continue;
+      std::snprintf(line, sizeof line, "  * %s %s at batch %lld: %.2fx the fp32 rate here\n", c.mode.c_str(),
+                    c.precision.c_str(), static_cast<long long>(c.batch_size), c.total_per_second / fp32.total_per_second);
+      notes.push_back(line);
+    }
+  }
+  for (const auto& note : notes) text += note;
+  return text;
+}
+
+}  // namespace
+
 std::string format_bench_table(const BenchReport& report) {
   std::string text;
   char line[256];
@@ -167,33 +205,7 @@ std::string format_bench_table(const BenchReport& report) {
       meanings.push_back(meaning);
   }
   for (const auto& meaning : meanings) text += "  " + meaning + "\n";
-  for (const auto& c : report.cases) {
-    if (c.loader_threads == 0) continue;
-    std::snprintf(line, sizeof line, "  loader at batch %lld: %d decode thread%s per rank, %.1f %s/s per loader thread\n",
-                  static_cast<long long>(c.batch_size), c.loader_threads, c.loader_threads > 1 ? "s" : "",
-                  c.per_loader_thread_per_second, c.unit.c_str());
-    text += line;
-  }
-  std::vector<std::string> notes;
-  for (const auto& c : report.cases) {
-    if (c.precision_note.empty()) continue;
-    std::string note = "  * " + c.precision + ": " + c.precision_note + "\n";
-    if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
-  }
-  // Each starred case beside its fp32 twin (same mode, layout and batch), where bench ran both.
-  for (const auto& c : report.cases) {
-    if (c.precision_note.empty()) continue;
-    for (const auto& fp32 : report.cases) {
-      if (fp32.precision != "fp32" || fp32.mode != c.mode || fp32.memory_format != c.memory_format ||
-          fp32.batch_size != c.batch_size || fp32.total_per_second <= 0)
-        continue;
-      std::snprintf(line, sizeof line, "  * %s %s at batch %lld: %.2fx the fp32 rate here\n", c.mode.c_str(),
-                    c.precision.c_str(), static_cast<long long>(c.batch_size), c.total_per_second / fp32.total_per_second);
-      notes.push_back(line);
-    }
-  }
-  for (const auto& note : notes) text += note;
-  return text;
+  return text + format_bench_footnotes(report);
 }
 
 nlohmann::json bench_report_to_json(const BenchReport& report) {

@@ -1,7 +1,5 @@
 #include "harness/driver.h"
 
-#include <fcntl.h>
-#include <malloc.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,20 +9,31 @@
 #include <filesystem>
 #include <random>
 
-#include "compliance/mllog_keys.h"
 #include "base/user_error.h"
 #include "harness/checkpoint.h"
+#include "harness/console_reporter.h"
 #include "harness/device_world.h"
 #include "harness/energy_meter.h"
+#include "harness/host_memory.h"
 #include "harness/interrupt.h"
 #include "harness/job_layout.h"
+#include "harness/mlperf_log_reporter.h"
 #include "harness/platform.h"
 #include "harness/results.h"
+#include "harness/resume_point.h"
+#include "harness/run_facts.h"
+#include "harness/run_record_reporter.h"
 #include "harness/throughput_meter.h"
 
 namespace mlh {
 
 namespace {
+
+// The run's clock: ms since the Unix epoch, as the log's time_ms.
+int64_t unix_time_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -33,134 +42,15 @@ std::string utc_now() {
   return text;
 }
 
-// Asks the kernel to drop the files' cached pages (MLPerf: data starts on durable storage, not in
-// RAM). True when every file was dropped.
-bool drop_from_page_cache(const std::vector<std::string>& files) {
-  bool all = true;
-  for (const auto& file : files) {
-    const int fd = ::open(file.c_str(), O_RDONLY);
-    if (fd < 0) {
-      all = false;
-      continue;
-    }
-    ::fdatasync(fd);
-    all = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0 && all;
-    ::close(fd);
-  }
-  return all;
-}
+// What the settings decide, checked before anything is written.
+struct RunPlan {
+  EngineSettings engine;
+  EvalSchedule schedule;
+  std::optional<FoundCheckpoint> resume;
+  uint64_t seed;
+};
 
-// What malloc has handed out and not had back, in MiB (glibc; 0 elsewhere).
-double heap_in_use_mib() {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-  const struct mallinfo2 info = ::mallinfo2();
-  return static_cast<double>(info.uordblks + info.hblkhd) / (1024.0 * 1024.0);
-#else
-  return 0;
-#endif
-}
-
-// This process's resident memory (RSS), in MiB.
-double resident_mib() {
-  long pages = 0, resident = 0;
-  std::FILE* statm = std::fopen("/proc/self/statm", "r");
-  if (statm == nullptr) return 0;
-  const int read = std::fscanf(statm, "%ld %ld", &pages, &resident);
-  std::fclose(statm);
-  return read == 2 ? static_cast<double>(resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0) : 0;
-}
-
-// The checkpoint to resume from, found on rank 0 and checked on every rank against this run.
-FoundCheckpoint resume_point(const RunOptions& options, const World& world, const nlohmann::json& effective_config,
-                             int64_t max_epochs) {
-  FoundCheckpoint found;
-  std::string manifest_text;
-  if (world.is_root()) {
-    found = find_checkpoint(options.resume);
-    manifest_text = found.manifest.to_json().dump();
-  }
-  found.path = world.broadcast_string(found.path);
-  found.manifest = CheckpointManifest::from_json(nlohmann::json::parse(world.broadcast_string(manifest_text)), found.path);
-  const CheckpointManifest& m = found.manifest;
-  const std::string where = "--resume: checkpoint " + found.path;
-  if (m.workload != options.workload)
-    throw UserError(where + " is of workload '" + m.workload + "', not '" + options.workload + "'");
-  if (m.world_size != world.size())
-    throw UserError(where + " was written by " + std::to_string(m.world_size) + " ranks; resume it with mpirun -np " +
-                    std::to_string(m.world_size) + " (this job has " + std::to_string(world.size()) + ")");
-  if (options.seed && *options.seed != m.seed)
-    throw UserError(where + " is of seed " + std::to_string(m.seed) + ", not " + std::to_string(*options.seed) +
-                    " (leave --seed out to take the checkpoint's)");
-  std::string differing;
-  for (const auto& [key, value] : effective_config.items())
-    if (!m.effective_config.contains(key) || m.effective_config[key] != value)
-      differing += (differing.empty() ? "" : ", ") + key + " (" + value.dump() + " here, " +
-                   (m.effective_config.contains(key) ? m.effective_config[key].dump() : std::string("absent")) + " there)";
-  if (!differing.empty()) throw UserError(where + " was written with other settings: " + differing);
-  if (m.finished || m.epoch >= max_epochs)
-    throw UserError(where + " is of a run that ended after epoch " + std::to_string(m.epoch) + ": nothing to resume");
-  return found;
-}
-
-}  // namespace
-
-void EngineSettings::bind(ConfigMap& config) {
-  config.bind("max_epochs", max_epochs, "stop with status aborted after this many epochs");
-  config.bind("eval_every_epochs", eval_every_epochs,
-              "evaluate every this many epochs (from epoch eval_offset + 1); an evaluation ends each block");
-  config.bind("eval_offset", eval_offset,
-              "the first evaluation follows epoch eval_offset + 1, from 0 to eval_every_epochs - 1 (ResNet "
-              "v0.7: every 4 epochs, offset 0-3); -1: eval_every_epochs - 1, i.e. after epochs N, 2N, ...");
-  config.bind("eval_epochs", eval_epochs,
-              "evaluate after exactly these epochs, strictly increasing (SSD v0.7: [40, 50, 55, 60, 65, 70, 75, "
-              "80]); empty: every eval_every_epochs. max_epochs always ends with an evaluation");
-  config.bind("throughput_warmup_steps", throughput_warmup_steps,
-              "training steps left out of the steady-state throughput", at_least(0));
-  config.bind("blas_threads", blas_threads,
-              "threads of the BLAS library's own pool (0: one per core); 1 keeps results independent "
-              "of the rank count",
-              at_least(0));
-  config.bind("intra_op_threads", intra_op_threads,
-              "LibTorch's intra-op threads per rank (0: one per core of the rank's share); 1 suits "
-              "models whose matrices are too small to split",
-              at_least(0));
-  config.bind("openmp_spin_count", openmp_spin_count,
-              "GOMP_SPINCOUNT of the OpenMP threads (-1: libgomp's default); small values stop idle "
-              "threads from spinning on cores the BLAS threads need",
-              at_least(-1));
-  config.bind("device", device,
-              "auto: one GPU per rank (local rank r on GPU r) when the build and machine have GPUs, "
-              "else the CPU; cpu; cuda (an error without a GPU)",
-              one_of({"auto", "cpu", "cuda"}));
-  config.bind("cudnn_benchmark", gpu_math.cudnn_benchmark,
-              "GPU: let cuDNN time its algorithms for each new input shape and keep the fastest");
-  config.bind("cudnn_deterministic", gpu_math.cudnn_deterministic,
-              "GPU: deterministic algorithms only (slower; a warning where an op has none)");
-  config.bind("allow_tf32", gpu_math.allow_tf32,
-              "GPU: fp32 matrix products and convolutions on TF32 tensor cores (Ampere and newer), as "
-              "PyTorch's references ran on A100");
-  config.bind("submission_org", submission_org, "MLPerf submission_org");
-  config.bind("submission_division", submission_division, "MLPerf submission_division",
-              one_of({"closed", "open"}));
-  config.bind("submission_status", submission_status, "MLPerf submission_status",
-              one_of({"cloud", "onprem", "preview", "research"}));
-}
-
-void EngineSettings::validate() const {
-  eval_schedule();
-  if (submission_org.empty()) throw UserError("key 'submission_org' must not be empty");
-}
-
-EvalSchedule EngineSettings::eval_schedule() const {
-  if (eval_epochs.empty()) return EvalSchedule::every(eval_every_epochs, eval_offset, max_epochs);
-  if (eval_every_epochs != 1 || eval_offset != -1)
-    throw UserError("keys 'eval_epochs' and 'eval_every_epochs' / 'eval_offset' are two evaluation schedules; set "
-                    "one (with eval_epochs, leave eval_every_epochs at 1 and eval_offset at -1)");
-  return EvalSchedule::at_epochs(eval_epochs, max_epochs);
-}
-
-proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const World& launched_world,
-                               const RunOptions& options) {
+RunPlan plan_run(Workload& workload, ConfigMap& config, const World& world, const RunOptions& options) {
   EngineSettings engine;
   engine.bind(config);
   workload.bind_settings(config);
@@ -170,295 +60,306 @@ proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const Worl
   const EvalSchedule schedule = engine.eval_schedule();
   if (options.checkpoint_every_epochs < 0) throw UserError("--checkpoint-every must be 0 (none) or more epochs");
   if (options.checkpoints_kept < 1) throw UserError("--keep-checkpoints must be 1 or more");
+  std::optional<FoundCheckpoint> resume;
+  if (!options.resume.empty()) resume = resume_point(options, world, config.effective(), schedule.max_epochs());
+  const uint64_t seed = resume ? resume->manifest.seed : options.seed ? *options.seed : std::random_device{}();
+  return {engine, schedule, resume, seed};
+}
 
-  std::optional<FoundCheckpoint> resumed;
-  if (!options.resume.empty()) resumed = resume_point(options, launched_world, config.effective(), schedule.max_epochs());
-  const uint64_t seed = resumed ? resumed->manifest.seed : options.seed ? *options.seed : std::random_device{}();
-  const int threads =
-      configure_threads(launched_world, static_cast<int>(engine.blas_threads), static_cast<int>(engine.intra_op_threads));
-  const torch::Device device = rank_device(launched_world, engine.device);
-  configure_gpu_math(engine.gpu_math);
+// Who runs what, where: the facts known before the workload's init.
+RunFacts describe_facts(const Workload& workload, const RunOptions& options, const RunPlan& plan, const World& world,
+                        const torch::Device& device, const JobLayout& layout, int threads) {
+  const PlatformInfo platform = detect_platform(world.size(), device);
+  RunFacts facts;
+  facts.workload = options.workload;
+  facts.benchmark = workload.benchmark();
+  facts.config_label = options.config_label;
+  facts.seed = plan.seed;
+  facts.platform_label = options.platform.empty() ? platform.label() : sanitize_path_component(options.platform);
+  facts.device_model = platform.device_model;
+  facts.device_count = platform.device_count;
+  facts.on_cuda = device.is_cuda();
+  facts.world_size = world.size();
+  facts.layout = layout;
+  facts.threads_per_rank = threads;
+  facts.communicator = world.comm().name();
+  facts.mlharness_version = MLH_VERSION;
+  facts.submission_org = plan.engine.submission_org;
+  facts.submission_division = plan.engine.submission_division;
+  facts.submission_status = plan.engine.submission_status;
+  return facts;
+}
+
+MLLogger::Options log_options(const World& world, const ResultPaths& paths, const RunOptions& options) {
+  MLLogger::Options log;
+  log.log_path = world.is_root() ? paths.partial_log : "";
+  log.also_stdout = options.mllog_stdout;
+  log.enabled = world.is_root();
+  return log;
+}
+
+// One run, in the steps run_to_target takes in order. Each step puts what it learned into the
+// facts, then hands them to the reporters: the MLPerf log, the record (rank 0) and the console.
+class TimedRun {
+ public:
+  TimedRun(Workload& workload, const ConfigMap& config, const World& world, const torch::Device& device,
+           const RunOptions& options, const RunPlan& plan, RunFacts facts);
+
+  void describe();
+  void init();
+  void resume(const FoundCheckpoint& found);
+  void start();
+  void train_to_target();
+  void stop();
+  void finish() { report(&RunReporter::finished); }
+  void abandon();
+  const RunFacts& facts() const { return facts_; }
+
+ private:
+  bool train_block(const EvalBlock& block);  // false when a non-finite loss ends the run
+  void evaluate(const EvalBlock& block);
+  void note_memory(EpochFacts& epoch);
+  bool checkpoint_due(int64_t epoch) const {
+    return options_.checkpoint_every_epochs > 0 && epoch % options_.checkpoint_every_epochs == 0;
+  }
+  void save_checkpoint(int64_t epoch, bool finished);
+  template <typename... Params, typename... Args>
+  void report(void (RunReporter::*hook)(const RunFacts&, Params...), const Args&... args) {
+    for (RunReporter* reporter : reporters_) (reporter->*hook)(facts_, args...);
+  }
+
+  Workload& workload_;
+  const ConfigMap& config_;
+  const World& world_;
+  const torch::Device device_;
+  const RunOptions& options_;
+  const RunPlan& plan_;
+  RunFacts facts_;
+  const ResultPaths paths_;
+  const std::string checkpoint_folder_;  // rank 0, with checkpoints
+  EnergyMeter energy_;
+  CpuEnergyMeter cpu_energy_;
+  ThroughputMeter meter_;
+  const InterruptWatch interrupts_;
+  Progress progress_;
+  MlperfLogReporter log_;
+  RunRecordReporter record_;
+  ConsoleReporter console_;
+  std::vector<RunReporter*> reporters_;
+  int64_t first_epoch_ = 1;
+};
+
+TimedRun::TimedRun(Workload& workload, const ConfigMap& config, const World& world, const torch::Device& device,
+                   const RunOptions& options, const RunPlan& plan, RunFacts facts)
+    : workload_(workload),
+      config_(config),
+      world_(world),
+      device_(device),
+      options_(options),
+      plan_(plan),
+      facts_(std::move(facts)),
+      paths_(world.is_root() ? allocate_result_paths(options.out_dir, facts_.platform_label, facts_.benchmark)
+                             : ResultPaths{}),
+      checkpoint_folder_(options.checkpoint_every_epochs > 0 && world.is_root()
+                             ? checkpoint_folder_for_log(paths_.log_file) : ""),
+      energy_(device),
+      cpu_energy_(/*reads_node=*/world.local_rank() == 0),
+      meter_(plan.engine.throughput_warmup_steps),
+      interrupts_(world),
+      // mpirun hands its ranks a pseudo-terminal even when its own output is a pipe: under it, plain lines.
+      progress_(meter_, {world.is_root() && !options.quiet, world.is_root() && world.size() == 1 && isatty(STDOUT_FILENO),
+                         10.0, stdout, [this] { interrupts_.check(); }, /*notes=*/world.is_root()}),
+      log_(log_options(world, paths_, options), paths_.log_file, unix_time_ms),
+      record_(paths_.record_file),
+      console_(progress_) {
+  facts_.log_file = paths_.log_file;
+  facts_.start_time_utc = utc_now();
+  if (device.is_cuda() && !energy_.available()) facts_.energy_not_measured = energy_.source();
+  reporters_.push_back(&log_);
+  if (world.is_root()) reporters_.push_back(&record_);
+  reporters_.push_back(&console_);
+}
+
+void TimedRun::describe() {
+  facts_.cache_cleared = drop_from_page_cache(workload_.data_files());
+  report(&RunReporter::run_described);
+}
+
+void TimedRun::init() {
+  facts_.init_start_ms = unix_time_ms();
+  facts_.effective_config = config_.effective();
+  report(&RunReporter::init_started);
+  const std::string output_stem =
+      world_.is_root() ? paths_.log_file.substr(0, paths_.log_file.size() - std::string(".txt").size()) : "";
+  const RunContext context{world_, log_.logger(), facts_.seed, options_.data_dir, device_, output_stem};
+  facts_.info = workload_.init(context);
+  apply_precision_to_gpu_math(facts_.info.precision);
+  facts_.precision = describe_precision(facts_.info.precision, device_);
+  facts_.precision_note = precision_note(facts_.info.precision, precision_hardware(device_));
+  check_targets(facts_.info.targets);
+  facts_.baselines = workload_.baselines();
+  report(&RunReporter::initialized);
+}
+
+void TimedRun::resume(const FoundCheckpoint& found) {
+  const CheckpointManifest& manifest = found.manifest;
+  const TrainingState state = read_rank_state(found.path, world_.rank());
+  workload_.load_state(state);
+  restore_random_streams(state, device_);
+  first_epoch_ = manifest.epoch + 1;
+  facts_.resumed = ResumeFacts{found.path, manifest.epoch, manifest.log_file, found.refused};
+  if (world_.is_root()) take_earlier_progress(run_result_from_json(manifest.record_json), facts_);
+  report(&RunReporter::resumed);
+}
+
+void TimedRun::start() {
+  world_.comm().barrier();
+  facts_.init_stop_ms = unix_time_ms();
+  facts_.run_start_ms = unix_time_ms();
+  report(&RunReporter::run_started);
+  energy_.start();
+  cpu_energy_.start();
+}
+
+// Blocks of epochs, each ending in an evaluation, until every target holds or max_epochs.
+void TimedRun::train_to_target() {
+  const int64_t max_epochs = plan_.schedule.max_epochs();
+  try {
+    for (int64_t first = first_epoch_; first <= max_epochs && !facts_.converged && facts_.abort_reason.empty();) {
+      const EvalBlock block = plan_.schedule.block_from(first);
+      report(&RunReporter::block_started, block);
+      if (!train_block(block)) {
+        report(&RunReporter::block_abandoned, block);
+        break;
+      }
+      evaluate(block);
+      first = block.last_epoch() + 1;
+    }
+  } catch (const RunInterrupted& stop) {
+    facts_.interrupt_signal = stop.signal_number();
+    facts_.abort_reason = std::string(stop.what()) + " in epoch " + std::to_string(facts_.epochs_run) +
+                          (facts_.last_checkpoint.empty() ? "" : "; resume with --resume " + checkpoint_folder_);
+    report(&RunReporter::interrupted);
+  }
+  if (!facts_.converged && facts_.abort_reason.empty())
+    facts_.abort_reason = "target not reached in " + std::to_string(max_epochs) + " epochs";
+}
+
+bool TimedRun::train_block(const EvalBlock& block) {
+  for (int64_t epoch = block.first_epoch; epoch <= block.last_epoch(); ++epoch) {
+    facts_.epochs_run = epoch;
+    report(&RunReporter::epoch_started, epoch);
+    meter_.begin_epoch();
+    progress_.begin_epoch(epoch, plan_.schedule.max_epochs(), workload_.steps_per_epoch());
+    const TrainStats stats = workload_.train_epoch(epoch, progress_);
+    meter_.end_epoch();
+    progress_.end_epoch();
+    facts_.skipped_steps += stats.skipped_steps;
+    facts_.samples_trained += stats.samples;
+    facts_.epochs.push_back({epoch, stats.mean_loss, meter_.epoch_samples_per_second()});
+    report(&RunReporter::epoch_ended);
+    const bool finite = std::isfinite(stats.mean_loss);
+    // An epoch that ends its block is measured after its evaluation, which it also takes.
+    if (epoch != block.last_epoch() || !finite) note_memory(facts_.epochs.back());
+    if (!finite) {
+      facts_.abort_reason = "non-finite training loss in epoch " + std::to_string(epoch);
+      return false;
+    }
+    if (epoch != block.last_epoch() && checkpoint_due(epoch)) save_checkpoint(epoch, false);
+  }
+  return true;
+}
+
+void TimedRun::evaluate(const EvalBlock& block) {
+  const int64_t epoch = block.last_epoch();
+  report(&RunReporter::eval_started, epoch);
+  EvalFacts eval;
+  eval.epoch = epoch;
+  eval.quality = workload_.evaluate(epoch);
+  eval.at_ms = unix_time_ms();
+  eval.run_seconds = (eval.at_ms - facts_.run_start_ms) / 1000.0;
+  eval.reached = reaches_all(eval.quality, facts_.info.targets);
+  facts_.converged = eval.reached;
+  facts_.final_quality = eval.quality;
+  facts_.evals.push_back(std::move(eval));
+  report(&RunReporter::evaluated, block);
+  note_memory(facts_.epochs.back());
+  const bool ends = facts_.converged || epoch >= plan_.schedule.max_epochs();
+  if (options_.checkpoint_every_epochs > 0 && (ends || checkpoint_due(epoch))) save_checkpoint(epoch, ends);
+  if (!ends) interrupts_.check();
+}
+
+// The largest resident memory and heap in use over the ranks (a collective).
+void TimedRun::note_memory(EpochFacts& epoch) {
+  epoch.resident_mib = world_.allreduce_max(resident_mib());
+  epoch.heap_in_use_mib = world_.allreduce_max(heap_in_use_mib());
+}
+
+// After `epoch` (and its evaluation, when it ends a block); `finished` when the run ends there.
+void TimedRun::save_checkpoint(int64_t epoch, bool finished) {
+  TrainingState state;
+  workload_.save_state(state);
+  save_random_streams(state, device_);
+  CheckpointManifest manifest;
+  manifest.epoch = epoch;
+  manifest.finished = finished;
+  manifest.workload = options_.workload;
+  manifest.seed = facts_.seed;
+  manifest.effective_config = config_.effective();
+  manifest.log_file = paths_.log_file;
+  if (world_.is_root()) manifest.record_json = run_result_to_json(run_record(facts_));
+  const std::string written = write_checkpoint(world_, checkpoint_folder_, manifest, state, options_.checkpoints_kept);
+  if (world_.is_root()) facts_.last_checkpoint = written;
+}
+
+void TimedRun::stop() {
+  synchronize_device(device_);
+  facts_.run_stop_ms = unix_time_ms();
+  energy_.stop();
+  cpu_energy_.stop();
+  facts_.stopped = true;
+  facts_.steady_samples_per_second = meter_.steady_samples_per_second();
+  facts_.energy = read_energy(energy_, cpu_energy_, world_);  // a collective
+  report(&RunReporter::run_stopped);
+}
+
+void TimedRun::abandon() {
+  for (RunReporter* reporter : reporters_) reporter->abandoned();
+  if (world_.is_root() && options_.checkpoint_every_epochs > 0) {
+    std::error_code ignored;
+    std::filesystem::remove(checkpoint_folder_for_log(paths_.log_file), ignored);  // only when empty
+  }
+}
+
+}  // namespace
+
+proto::RunResult run_to_target(Workload& workload, ConfigMap& config, const World& launched_world,
+                               const RunOptions& options) {
+  const RunPlan plan = plan_run(workload, config, launched_world, options);
+  const int threads = configure_threads(launched_world, static_cast<int>(plan.engine.blas_threads),
+                                        static_cast<int>(plan.engine.intra_op_threads));
+  const torch::Device device = rank_device(launched_world, plan.engine.device);
+  configure_gpu_math(plan.engine.gpu_math);
   const World world = world_on_device(launched_world, device);  // NCCL between GPUs
   const JobLayout layout = gather_job_layout(world, device);
-  EnergyMeter energy(device);
-  CpuEnergyMeter cpu_energy(/*reads_node=*/world.local_rank() == 0);
-  const PlatformInfo platform = detect_platform(world.size(), device);
-  const std::string platform_label =
-      options.platform.empty() ? platform.label() : sanitize_path_component(options.platform);
-
+  RunFacts facts = describe_facts(workload, options, plan, world, device, layout, threads);
   workload.prepare_data(world, options.data_dir);
   world.comm().barrier();
 
-  ResultPaths paths;
-  if (world.is_root()) paths = allocate_result_paths(options.out_dir, platform_label, workload.benchmark());
-  MLLogger::Options log_options;
-  log_options.log_path = world.is_root() ? paths.partial_log : "";
-  log_options.also_stdout = options.mllog_stdout;
-  log_options.enabled = world.is_root();
-  MLLogger logger(log_options);
-  // mpirun hands its ranks a pseudo-terminal even when its own output is a pipe: under it, plain lines.
-  const bool interactive = world.is_root() && world.size() == 1 && isatty(STDOUT_FILENO);
-  ThroughputMeter meter(engine.throughput_warmup_steps);
-  const InterruptWatch interrupts(world);
-  Progress progress(meter, {world.is_root() && !options.quiet, interactive, 10.0, stdout, [&] { interrupts.check(); },
-                            /*notes=*/world.is_root()});
-
-  proto::RunResult result;
-  result.set_workload(options.workload);
-  result.set_benchmark(workload.benchmark());
-  result.set_seed(seed);
-  result.set_platform(platform_label);
-  result.set_device_model(platform.device_model);
-  result.set_device_count(platform.device_count);
-  result.set_device(device.is_cuda() ? "cuda" : "cpu");
-  result.set_world_size(world.size());
-  result.set_launcher(layout.launcher);
-  result.set_node_count(layout.nodes);
-  result.set_ranks_per_node(layout.ranks_per_node);
-  result.set_gpus_per_node(layout.gpus_per_node);
-  for (const RankPlacement& placement : layout.placements) {
-    proto::RankPlacement* record = result.add_placement();
-    record->set_rank(placement.rank);
-    record->set_host(placement.host);
-    record->set_local_rank(placement.local_rank);
-    record->set_device(placement.device);
-    record->set_visible_gpus(placement.visible_gpus);
-  }
-  result.set_config(options.config_label);
-  result.set_log_file(paths.log_file);
-  result.set_threads_per_rank(threads);
-  result.set_communicator(world.comm().name());
-  result.set_mlharness_version(MLH_VERSION);
-  result.set_start_time_utc(utc_now());
-
+  TimedRun run(workload, config, world, device, options, plan, std::move(facts));
   try {
-    logger.event(keys::kSubmissionBenchmark, workload.benchmark());
-    logger.event(keys::kSubmissionOrg, engine.submission_org);
-    logger.event(keys::kSubmissionDivision, engine.submission_division);
-    logger.event(keys::kSubmissionStatus, engine.submission_status);
-    logger.event(keys::kSubmissionPlatform, platform_label);
-    logger.event(keys::kLaunch, layout.to_json());
-    logger.event(keys::kCacheClear, drop_from_page_cache(workload.data_files()));
-    const int64_t init_start_ms = logger.start(keys::kInitStart);
-    logger.event(keys::kSeed, seed);
-    logger.event(keys::kEffectiveConfig, config.effective());
-    result.set_effective_config_json(config.effective().dump());
-
-    const std::string output_stem =
-        world.is_root() ? paths.log_file.substr(0, paths.log_file.size() - std::string(".txt").size()) : "";
-    const RunContext context{world, logger, seed, options.data_dir, device, output_stem};
-    const WorkloadInfo info = workload.init(context);
-    logger.event(keys::kGlobalBatchSize, info.global_batch_size);
-    logger.event(keys::kGradientAccumulationSteps, 1);
-    logger.event(keys::kTrainSamples, info.train_samples);
-    logger.event(keys::kEvalSamples, info.eval_samples);
-    logger.event(keys::kModelParameterCount, info.parameter_count);
-    apply_precision_to_gpu_math(info.precision);
-    const std::string precision = describe_precision(info.precision, device);
-    const std::string precision_warning = precision_note(info.precision, precision_hardware(device));
-    logger.event(keys::kPrecision, precision);
-    if (!precision_warning.empty()) {
-      logger.event(keys::kPrecisionNote, precision_warning);
-      progress.note(precision_warning);  // the config asks for something this device does differently
-    }
-    result.set_global_batch_size(info.global_batch_size);
-    result.set_precision(precision);
-    result.set_precision_note(precision_warning);
-    check_targets(info.targets);
-    result.set_quality_name(info.targets.front().name);
-    result.set_quality_target(info.targets.front().value);
-    for (const QualityTarget& target : info.targets) {
-      auto* record = result.add_quality_targets();
-      record->set_name(target.name);
-      record->set_value(target.value);
-      record->set_strict(target.strict);
-    }
-    for (const auto& [name, value] : info.schedule) (*result.mutable_schedule())[name] = value;
-
-    std::string baseline_text;
-    for (const auto& [name, value] : workload.baselines()) {
-      logger.event(keys::kQualityBaseline, {{"name", name}, {"value", value}});
-      (*result.mutable_baselines())[name] = value;
-      char part[96];
-      std::snprintf(part, sizeof part, "; %s %.4f", name.c_str(), value);
-      baseline_text += part;
-    }
-    progress.message(workload.benchmark() + " seed " + std::to_string(seed) + " on " + platform_label +
-                     " (" + std::to_string(world.size()) + " rank" + (world.size() > 1 ? "s" : "") +
-                     (layout.nodes > 1 ? " on " + std::to_string(layout.nodes) + " nodes" : "") +
-                     (device.is_cuda() ? " on " + platform.device_model + ", one GPU each"
-                                       : ", " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "") + " each") +
-                     "): target " + describe_targets(info.targets) + baseline_text);
-
-    if (device.is_cuda() && !energy.available()) progress.message("energy not measured: " + energy.source());
-
-    int64_t first_epoch = 1;
-    if (resumed) {
-      const CheckpointManifest& m = resumed->manifest;
-      for (const std::string& refused : resumed->refused) progress.message("checkpoint refused: " + refused);
-      const TrainingState state = read_rank_state(resumed->path, world.rank());
-      workload.load_state(state);
-      restore_random_streams(state, device);
-      first_epoch = m.epoch + 1;
-      logger.event(keys::kResumedFrom, {{"epoch", m.epoch}, {"checkpoint", resumed->path}, {"log_file", m.log_file}});
-      if (world.is_root()) {
-        const proto::RunResult before = run_result_from_json(m.record_json);
-        result.mutable_evals()->CopyFrom(before.evals());
-        result.mutable_epochs()->CopyFrom(before.epochs());
-        result.set_skipped_steps(before.skipped_steps());
-      }
-      result.mutable_resumed_from()->set_checkpoint(resumed->path);
-      result.mutable_resumed_from()->set_epoch(m.epoch);
-      result.mutable_resumed_from()->set_log_file(m.log_file);
-      progress.message("resuming after epoch " + std::to_string(m.epoch) + " from " + resumed->path +
-                       " (a resumed run's time to train is not a compliant result)");
-    }
-    const std::string checkpoint_folder =
-        options.checkpoint_every_epochs > 0 && world.is_root() ? checkpoint_folder_for_log(paths.log_file) : "";
-    // After `epoch` (and its evaluation, when it ends a block); `finished` when the run ends there.
-    auto save_checkpoint = [&](int64_t epoch, bool finished) {
-      TrainingState state;
-      workload.save_state(state);
-      save_random_streams(state, device);
-      CheckpointManifest manifest;
-      manifest.epoch = epoch;
-      manifest.finished = finished;
-      manifest.workload = options.workload;
-      manifest.seed = seed;
-      manifest.effective_config = config.effective();
-      manifest.log_file = paths.log_file;
-      if (world.is_root()) manifest.record_json = run_result_to_json(result);
-      const std::string written =
-          write_checkpoint(world, checkpoint_folder, manifest, state, options.checkpoints_kept);
-      if (world.is_root()) result.set_last_checkpoint(written);
-    };
-    // The largest resident memory and heap in use over the ranks (a collective).
-    auto note_memory = [&](proto::EpochRecord* figures) {
-      figures->set_resident_mib(world.allreduce_max(resident_mib()));
-      figures->set_heap_in_use_mib(world.allreduce_max(heap_in_use_mib()));
-    };
-    auto checkpoint_due = [&](int64_t epoch) {
-      return options.checkpoint_every_epochs > 0 && epoch % options.checkpoint_every_epochs == 0;
-    };
-
-    world.comm().barrier();
-    const int64_t init_stop_ms = logger.end(keys::kInitStop);
-    const int64_t run_start_ms = logger.start(keys::kRunStart);
-    energy.start();
-    cpu_energy.start();
-    int64_t samples_trained = 0;
-    result.set_init_seconds((init_stop_ms - init_start_ms) / 1000.0);
-
-    // Blocks of epochs, each ending in an evaluation, until every target holds or max_epochs.
-    bool converged = false;
-    std::string abort_reason;
-    int64_t epochs_run = 0;
-    int interrupt_signal = 0;
-    Quality quality;
-    try {
-      for (int64_t first = first_epoch; first <= schedule.max_epochs() && !converged && abort_reason.empty();) {
-        const EvalBlock block = schedule.block_from(first);
-        logger.start(keys::kBlockStart,
-                     {{keys::kMetaFirstEpochNum, block.first_epoch}, {keys::kMetaEpochCount, block.epoch_count}});
-        TrainStats stats;
-        for (int64_t epoch = block.first_epoch; epoch <= block.last_epoch(); ++epoch) {
-          epochs_run = epoch;
-          logger.start(keys::kEpochStart, {{keys::kMetaEpochNum, epoch}});
-          meter.begin_epoch();
-          progress.begin_epoch(epoch, schedule.max_epochs(), workload.steps_per_epoch());
-          stats = workload.train_epoch(epoch, progress);
-          result.set_skipped_steps(result.skipped_steps() + stats.skipped_steps);
-          samples_trained += stats.samples;
-          meter.end_epoch();
-          progress.end_epoch();
-          logger.end(keys::kEpochStop, {{keys::kMetaEpochNum, epoch}});
-          logger.event(keys::kTrainThroughput, meter.epoch_samples_per_second(), {{keys::kMetaEpochNum, epoch}});
-          logger.event(keys::kTrainLoss, stats.mean_loss, {{keys::kMetaEpochNum, epoch}});
-          auto* figures = result.add_epochs();
-          figures->set_epoch(epoch);
-          figures->set_mean_loss(stats.mean_loss);
-          figures->set_samples_per_second(meter.epoch_samples_per_second());
-          // An epoch that ends its block is measured after its evaluation, which it also takes.
-          if (epoch != block.last_epoch() || !std::isfinite(stats.mean_loss)) note_memory(figures);
-          if (!std::isfinite(stats.mean_loss)) {
-            abort_reason = "non-finite training loss in epoch " + std::to_string(epoch);
-            break;
-          }
-          if (epoch != block.last_epoch() && checkpoint_due(epoch)) save_checkpoint(epoch, false);
-        }
-        if (!abort_reason.empty()) {
-          logger.end(keys::kBlockStop, {{keys::kMetaFirstEpochNum, block.first_epoch}});
-          break;
-        }
-        const int64_t epoch = block.last_epoch();
-        logger.start(keys::kEvalStart, {{keys::kMetaEpochNum, epoch}});
-        quality = workload.evaluate(epoch);
-        converged = reaches_all(quality, info.targets);
-        const int64_t eval_ms = logger.event(keys::kEvalAccuracy, eval_accuracy_value(quality, info.targets),
-                                             {{keys::kMetaEpochNum, epoch}});
-        logger.end(keys::kEvalStop, {{keys::kMetaEpochNum, epoch}});
-        logger.end(keys::kBlockStop, {{keys::kMetaFirstEpochNum, block.first_epoch}});
-        auto* point = result.add_evals();
-        point->set_epoch(epoch);
-        point->set_run_seconds((eval_ms - run_start_ms) / 1000.0);
-        point->set_reached(converged);
-        note_memory(result.mutable_epochs(result.epochs_size() - 1));
-        for (const auto& [name, v] : quality.values) (*point->mutable_quality())[name] = v;
-        char tail[96];
-        std::snprintf(tail, sizeof tail, "%s  loss %.4f  [%.1f s]", converged ? " reached" : "", stats.mean_loss,
-                      (eval_ms - run_start_ms) / 1000.0);
-        progress.message("epoch " + std::to_string(epoch) + ": " + describe_quality(quality, info.targets) + tail);
-        if (converged) result.set_epochs_to_converge(epoch);
-        const bool ends = converged || epoch >= schedule.max_epochs();
-        if (options.checkpoint_every_epochs > 0 && (ends || checkpoint_due(epoch))) save_checkpoint(epoch, ends);
-        if (!ends) interrupts.check();
-        first = block.last_epoch() + 1;
-      }
-    } catch (const RunInterrupted& stop) {
-      interrupt_signal = stop.signal_number();
-      abort_reason = std::string(stop.what()) + " in epoch " + std::to_string(epochs_run) +
-                     (result.last_checkpoint().empty() ? "" : "; resume with --resume " + checkpoint_folder);
-      progress.message(abort_reason);
-    }
-    if (!converged && abort_reason.empty())
-      abort_reason = "target not reached in " + std::to_string(schedule.max_epochs()) + " epochs";
-
-    const char* status = converged ? keys::kStatusSuccess : keys::kStatusAborted;
-    synchronize_device(device);
-    nlohmann::ordered_json stop_metadata = {{keys::kMetaStatus, status}};
-    if (!converged) stop_metadata["reason"] = abort_reason;
-    if (interrupt_signal != 0) stop_metadata["interrupted"] = true;
-    const int64_t run_stop_ms = logger.end(keys::kRunStop, stop_metadata);
-    energy.stop();
-    cpu_energy.stop();
-    logger.event(keys::kTrainThroughput, meter.steady_samples_per_second(), {{"steady_state", true}});
-
-    result.set_converged(converged);
-    result.set_status(interrupt_signal != 0 ? "interrupted" : status);
-    result.set_interrupt_signal(interrupt_signal);
-    result.set_abort_reason(abort_reason);
-    result.set_epochs_run(epochs_run);
-    result.set_time_to_train_seconds((run_stop_ms - run_start_ms) / 1000.0);
-    result.set_train_samples_per_second(meter.steady_samples_per_second());
-    record_energy(result, energy, cpu_energy, world, samples_trained);
-    for (const auto& [name, v] : quality.values) (*result.mutable_final_quality())[name] = v;
-
-    logger.close();
-    if (world.is_root()) {
-      std::filesystem::rename(paths.partial_log, paths.log_file);
-      write_text_file(paths.record_file, run_result_to_json(result));
-    }
+    run.describe();         // submission, launch, cache_clear
+    run.init();             // init_start, the workload's init, its sizes, precision and targets
+    if (plan.resume) run.resume(*plan.resume);
+    run.start();            // init_stop, run_start
+    run.train_to_target();  // blocks of epochs, each ending in an evaluation
+    run.stop();             // run_stop, steady throughput, energy
+    run.finish();           // the log in place, the record beside it
   } catch (...) {
-    logger.close();
-    if (world.is_root()) {
-      std::error_code ignored;
-      std::filesystem::remove(paths.partial_log, ignored);
-      if (options.checkpoint_every_epochs > 0)
-        std::filesystem::remove(checkpoint_folder_for_log(paths.log_file), ignored);  // only when empty
-    }
+    run.abandon();
     throw;
   }
-  return result;
+  return run_record(run.facts());
 }
 
 }  // namespace mlh

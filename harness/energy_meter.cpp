@@ -253,9 +253,9 @@ void CpuEnergyMeter::stop() {
   sample();
 }
 
-void record_energy(proto::RunResult& result, const EnergyMeter& gpu, const CpuEnergyMeter& cpu, const World& world,
-                   int64_t samples_trained) {
-  result.set_energy_source(gpu.source());
+EnergyReading read_energy(const EnergyMeter& gpu, const CpuEnergyMeter& cpu, const World& world) {
+  EnergyReading reading;
+  reading.gpu_source = gpu.source();
   const double gpu_joules = world.allreduce_sum(gpu.joules());
   const bool gpu_measured = world.allreduce_sum(gpu.available() ? 1.0 : 0.0) == world.size() && gpu_joules > 0;
   // Every node's reading rank, once: the packages are the node's, whatever its rank count.
@@ -264,24 +264,38 @@ void record_energy(proto::RunResult& result, const EnergyMeter& gpu, const CpuEn
   const double read = world.allreduce_sum(cpu.available() ? 1.0 : 0.0);
   const bool cpu_measured = readers > 0 && read == readers && cpu_joules > 0;
   const int unread = static_cast<int>(readers - read);
-  result.set_cpu_energy_source(cpu.available() && unread > 0
-                                   ? "cpu energy: not readable on " + std::to_string(unread) + " of " +
-                                         std::to_string(static_cast<int>(readers)) + " nodes"
-                                   : cpu.source());
+  reading.cpu_source = cpu.available() && unread > 0
+                           ? "cpu energy: not readable on " + std::to_string(unread) + " of " +
+                                 std::to_string(static_cast<int>(readers)) + " nodes"
+                           : cpu.source();
+  if (gpu_measured) reading.gpu_joules = gpu_joules;
+  if (cpu_measured) reading.cpu_joules = cpu_joules;
+  return reading;
+}
+
+void record_energy(proto::RunResult& result, const EnergyReading& reading, int64_t samples_trained) {
+  result.set_energy_source(reading.gpu_source);
+  result.set_cpu_energy_source(reading.cpu_source);
   double measured = 0;
-  if (gpu_measured) {
-    result.set_energy_joules(gpu_joules);
-    measured += gpu_joules;
+  if (reading.gpu_joules) {
+    result.set_energy_joules(*reading.gpu_joules);
+    measured += *reading.gpu_joules;
   }
-  if (cpu_measured) {
-    result.set_cpu_energy_joules(cpu_joules);
-    measured += cpu_joules;
+  if (reading.cpu_joules) {
+    result.set_cpu_energy_joules(*reading.cpu_joules);
+    measured += *reading.cpu_joules;
   }
-  result.set_energy_measured(gpu_measured && cpu_measured ? "gpu+cpu" : gpu_measured ? "gpu" : cpu_measured ? "cpu" : "");
+  const bool gpu = reading.gpu_joules.has_value(), cpu = reading.cpu_joules.has_value();
+  result.set_energy_measured(gpu && cpu ? "gpu+cpu" : gpu ? "gpu" : cpu ? "cpu" : "");
   if (measured > 0) {
     if (result.time_to_train_seconds() > 0) result.set_mean_power_watts(measured / result.time_to_train_seconds());
     result.set_samples_per_joule(static_cast<double>(samples_trained) / measured);
   }
+}
+
+void record_energy(proto::RunResult& result, const EnergyMeter& gpu, const CpuEnergyMeter& cpu, const World& world,
+                   int64_t samples_trained) {
+  record_energy(result, read_energy(gpu, cpu, world), samples_trained);
 }
 
 }  // namespace mlh

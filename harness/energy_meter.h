@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -104,10 +105,23 @@ class CpuEnergyMeter {
   double joules_ = 0;
 };
 
-// Writes the timed run's energy into `result`, over every rank (a collective): energy_joules, the
-// GPU boards' (NVML) when every rank measured its GPU; cpu_energy_joules, the CPU packages' (RAPL) when
-// every node's reading rank measured them; energy_measured, which of the two mean_power_watts and
-// samples_per_joule cover ("gpu+cpu", "gpu", "cpu"; "" with neither); and both sources.
+// The timed run's energy over every rank (a collective): the GPU boards' (NVML) when every rank
+// measured its GPU, the CPU packages' (RAPL) when every node's reading rank measured them, and the
+// sources of both (or why one is absent).
+struct EnergyReading {
+  std::string gpu_source;
+  std::string cpu_source;
+  std::optional<double> gpu_joules;
+  std::optional<double> cpu_joules;
+};
+EnergyReading read_energy(const EnergyMeter& gpu, const CpuEnergyMeter& cpu, const World& world);
+
+// Writes a reading into `result`: energy_joules, cpu_energy_joules, energy_measured (which of the two
+// mean_power_watts, over result's time_to_train_seconds, and samples_per_joule cover: "gpu+cpu",
+// "gpu", "cpu"; "" with neither), and both sources.
+void record_energy(proto::RunResult& result, const EnergyReading& reading, int64_t samples_trained);
+
+// read_energy, then record_energy (a collective).
 void record_energy(proto::RunResult& result, const EnergyMeter& gpu, const CpuEnergyMeter& cpu, const World& world,
                    int64_t samples_trained);
 
