@@ -32,8 +32,8 @@
 #include "workloads/common/recipe_setting_groups.h"
 #include "workloads/common/synthetic_translation_corpus.h"
 #include "workloads/common/translation_eval.h"
-#include "workloads/common/translation_prepare.h"
 #include "workloads/common/translation_steps.h"
+#include "workloads/common/translation_workload.h"
 #include "workloads/gnmt/gnmt.h"
 #include "workloads/gnmt/gnmt_trainer.h"
 
@@ -179,11 +179,10 @@ std::vector<wmt::EncodedPair> read_bpe_pairs(const wmt::GnmtVocabulary& vocabula
   return pairs;
 }
 
-class GnmtWorkload final : public Workload {
+class GnmtWorkload final : public TranslationWorkload<GnmtSettings, GnmtTrainer> {
  public:
+  GnmtWorkload() : TranslationWorkload(wmt::TranslationFormat::kGnmt) {}
   std::string benchmark() const override { return "gnmt"; }
-  void bind_settings(ConfigMap& config) override { settings_.bind(config); }
-  void validate_settings() const override { settings_.validate(); }
 
   void prepare_data(const World& world, const std::string& data_root) override {
     const GnmtSettings& s = settings_;
@@ -193,26 +192,12 @@ class GnmtWorkload final : public Workload {
     folder_ = s.folder(world, data_root, "bpe" + std::to_string(s.synthetic_bpe_merges), options);
   }
 
-  std::vector<std::string> data_files() const override {
-    return regular_files_in(folder_);
-  }
-
-  bool bind_prepare_options(ConfigMap& options) override {
-    prepare_.bind(options);
-    return true;
-  }
-  std::string prepare() override { return prepare_.run("gnmt"); }
-
   WorkloadInfo init(const RunContext& context) override {
-    world_ = &context.world;
-    seed_ = context.seed;
-    device_ = context.device;
-    precision_ = settings_.precision;
+    start_run(context);
     load_data();
 
     const GnmtSettings& s = settings_;
     global_batch_size_ = s.global_batch_size > 0 ? s.global_batch_size : s.local_batch_size * world_->size();
-    gradient_shards_ = resolve_gradient_shards(s.gradient_shards, world_->size(), "gradient_shards");
     wmt::SentenceBatchOptions batching;
     batching.batch_size = global_batch_size_;
     batching.max_length = s.max_length;
@@ -252,38 +237,25 @@ class GnmtWorkload final : public Workload {
     return {{"copy-source baseline", wmt::sacrebleu_corpus_bleu(copies, test_.references(), bleu_options()) / 100.0}};
   }
 
-  int64_t steps_per_epoch() const override { return steps_per_epoch_; }
-
   TrainStats train_epoch(int64_t epoch, Progress& progress) override {
-    TranslationEpoch e;
-    e.seed = seed_;
-    e.epoch = epoch;
-    e.gradient_shards = gradient_shards_;
+    TranslationEpoch e = epoch_plan(epoch, batcher_->pairs_per_epoch());
     e.unpredicted_tokens = 1;     // BOS
     e.loss_per_sentence = true;   // the reference's loss: summed over tokens, over the batch's sentences
-    e.samples = batcher_->pairs_per_epoch();
     return train_translation_epoch(e, *world_, *batcher_, *trainer_, [&](int64_t step) { return schedule_.at(step); },
                                    step_, progress);
   }
 
   Quality evaluate(int64_t /*epoch*/) override {
-    Gnmt& model = trainer_->model();
-    model->eval();
-    torch::NoGradGuard no_grad;
-    const wmt::BleuStatistics statistics = test_.corpus_statistics(
-        *world_, settings_.eval_batch_size, beam_options(), precision_, device_, gnmt_decoders(model, device_),
+    const wmt::BleuStatistics statistics = test_statistics(
+        beam_options(), gnmt_decoders(trainer_->model(), device_),
         [&](const wmt::TokenIds& output, const std::string& reference) {
           return wmt::sacrebleu_statistics(detokenize(output), reference, bleu_options());
         });
     return bleu_quality(wmt::sacrebleu_bleu(statistics));
   }
 
-  void save_state(TrainingState& state) const override {
-    save_training(state, *trainer_->model(), trainer_->step(), step_);
-  }
-  void load_state(const TrainingState& state) override { step_ = load_training(state, *trainer_->model(), trainer_->step()); }
-
-  std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override;
+  // No loader bench: the batches are read into memory at init.
+  std::unique_ptr<BenchStep> model_bench_step(const BenchSpec& spec, const World& world) override;
 
  private:
   static wmt::SacreBleuOptions bleu_options() {
@@ -335,33 +307,17 @@ class GnmtWorkload final : public Workload {
     log.event(keys::kEvalTarget, s.target_bleu / 100.0);
   }
 
-  GnmtSettings settings_;
-  fs::path folder_;
-  TranslationPrepare prepare_{wmt::TranslationFormat::kGnmt};
-  const World* world_ = nullptr;
-  uint64_t seed_ = 0;
-  torch::Device device_{torch::kCPU};
-  Precision precision_ = Precision::kFp32;
   std::unique_ptr<wmt::GnmtVocabulary> vocabulary_;
-  std::vector<wmt::EncodedPair> train_pairs_;
-  TranslationTestSet test_;
   std::unique_ptr<wmt::SentenceBatcher> batcher_;
   int64_t global_batch_size_ = 0;
-  int64_t steps_per_epoch_ = 0;
-  int64_t gradient_shards_ = 1;
   StepSchedule schedule_;
-  std::unique_ptr<GnmtTrainer> trainer_;
-  int64_t step_ = 0;
 };
 
 // Training: the training step on random sentence pairs of bench_sentence_length tokens, batch =
 // pairs per rank, cut into the configured gradient shards as training cuts a batch. Inference: beam
 // search over batch random sentences, decoding exactly bench_sentence_length steps.
-std::unique_ptr<BenchStep> GnmtWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
+std::unique_ptr<BenchStep> GnmtWorkload::model_bench_step(const BenchSpec& spec, const World& world) {
   const GnmtSettings& s = settings_;
-  if (spec.mode == BenchMode::kLoader)
-    throw UserError("gnmt has no --loader bench (its batches are read into memory at init)");
-  if (spec.channels_last) throw UserError("--channels-last is for image workloads; gnmt has no such layout");
   const bool inference = spec.mode == BenchMode::kInference;
   const torch::Device device = spec.device;
   const Precision precision = parse_precision(spec.precision, "bench precision");

@@ -19,6 +19,7 @@
 #include "harness/setting_groups.h"
 #include "harness/train_step.h"
 #include "harness/workload.h"
+#include "workloads/common/workload_base.h"
 #include "workloads/ncf/ncf_trainer.h"
 #include "workloads/ncf/neumf.h"
 
@@ -132,12 +133,9 @@ std::unique_ptr<BenchStep> make_ncf_bench_step(const NcfSettings& settings, cons
   });
 }
 
-class NcfWorkload final : public Workload {
+class NcfWorkload final : public WorkloadBase<NcfSettings, NcfTrainer> {
  public:
   std::string benchmark() const override { return "ncf"; }
-
-  void bind_settings(ConfigMap& config) override { settings_.bind(config); }
-  void validate_settings() const override { settings_.validate(); }
 
   void prepare_data(const World& world, const std::string& data_root) override {
     if (settings_.data_source == NcfSettings::DataSource::kMovieLens) {
@@ -166,9 +164,7 @@ class NcfWorkload final : public Workload {
   }
 
   WorkloadInfo init(const RunContext& context) override {
-    world_ = &context.world;
-    seed_ = context.seed;
-    device_ = context.device;
+    start_run(context);
     MLLogger& log = context.logger;
 
     const movielens::RatingsTable ratings = movielens::read_ratings(data_path_);
@@ -177,7 +173,6 @@ class NcfWorkload final : public Workload {
                                                      seed_ ^ 0x6576616cULL);
     num_positives_ = split_.num_train();
     samples_per_epoch_ = num_positives_ * (1 + settings_.train_negatives);
-    gradient_shards_ = resolve_gradient_shards(settings_.gradient_shards, world_->size(), "gradient_shards");
     sampler_ = std::make_unique<ShardedSampler>(samples_per_epoch_, settings_.global_batch_size,
                                                 world_->rank(), world_->size(), seed_);
 
@@ -186,7 +181,7 @@ class NcfWorkload final : public Workload {
                     .mf_dim(settings_.mf_dim)
                     .mlp_layer_sizes(settings_.mlp_layer_sizes));
     trainer_ = std::make_unique<NcfTrainer>(model, settings_.adam_options(settings_.learning_rate), *world_,
-                                            Precision::kFp32, device_);
+                                            precision_, device_);
 
     settings_.log_adam(log, settings_.learning_rate);
     log.event(keys::kPreprocHpMinRatings, settings_.min_ratings);
@@ -279,15 +274,8 @@ class NcfWorkload final : public Workload {
     return quality;
   }
 
-  void save_state(TrainingState& state) const override {
-    save_training(state, *trainer_->model(), trainer_->step());
-  }
-  void load_state(const TrainingState& state) override { load_training(state, *trainer_->model(), trainer_->step()); }
-
-  std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override {
-    if (spec.mode == BenchMode::kLoader)
-      throw UserError("ncf has no separate data loader to bench: its negatives are drawn in the step");
-    if (spec.channels_last) throw UserError("--channels-last applies to image workloads, not ncf");
+  // No loader bench: the negatives are drawn in the step.
+  std::unique_ptr<BenchStep> model_bench_step(const BenchSpec& spec, const World& world) override {
     return make_ncf_bench_step(settings_, spec, world);
   }
 
@@ -314,18 +302,12 @@ class NcfWorkload final : public Workload {
     });
   }
 
-  NcfSettings settings_;
   std::string data_path_;
-  const World* world_ = nullptr;
-  torch::Device device_{torch::kCPU};
-  uint64_t seed_ = 0;
   movielens::LeaveOneOutSplit split_;
   std::vector<int32_t> eval_negatives_;
   int64_t num_positives_ = 0;
   int64_t samples_per_epoch_ = 0;
   std::unique_ptr<ShardedSampler> sampler_;
-  std::unique_ptr<NcfTrainer> trainer_;
-  int64_t gradient_shards_ = 1;
 };
 
 }  // namespace

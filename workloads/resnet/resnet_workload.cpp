@@ -28,6 +28,7 @@
 #include "workloads/common/loader_bench_step.h"
 #include "workloads/common/resnet.h"
 #include "workloads/common/recipe_setting_groups.h"
+#include "workloads/common/workload_base.h"
 #include "workloads/resnet/device_jpeg_source.h"
 #include "workloads/resnet/image_source.h"
 #include "workloads/resnet/resnet_trainer.h"
@@ -313,11 +314,9 @@ std::unique_ptr<ImageSource> open_jpeg_split(const ResNetSettings& s, const std:
   return std::make_unique<JpegFolderSource>(std::move(folder), loader_options(s, world, train, seed), offset);
 }
 
-class ResNetWorkload final : public Workload {
+class ResNetWorkload final : public WorkloadBase<ResNetSettings, ResNetTrainer> {
  public:
   std::string benchmark() const override { return "resnet"; }
-  void bind_settings(ConfigMap& config) override { settings_.bind(config); }
-  void validate_settings() const override { settings_.validate(); }
 
   void prepare_data(const World& world, const std::string& data_root) override {
     if (!settings_.jpeg_source()) return;
@@ -326,14 +325,10 @@ class ResNetWorkload final : public Workload {
   }
 
   WorkloadInfo init(const RunContext& context) override {
-    world_ = &context.world;
-    seed_ = context.seed;
-    device_ = context.device;
-    precision_ = settings_.precision;
+    start_run(context);
     open_sources();
     train_->stage_for(device_);
     eval_->stage_for(device_);
-    gradient_shards_ = resolve_gradient_shards(settings_.gradient_shards, world_->size(), "gradient_shards");
     global_batch_ = common::global_batch_size(settings_.batch_size_per_device, settings_.global_batch_size, world_->size());
     schedule_ = resolve_schedule(settings_, global_batch_);
     sampler_ = std::make_unique<ShardedSampler>(train_->size(), global_batch_, world_->rank(), world_->size(), seed_);
@@ -424,12 +419,9 @@ class ResNetWorkload final : public Workload {
     return quality;
   }
 
-  void save_state(TrainingState& state) const override {
-    save_training(state, *trainer_->model(), trainer_->step(), step_);
-  }
-  void load_state(const TrainingState& state) override { step_ = load_training(state, *trainer_->model(), trainer_->step()); }
-
-  std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override;
+  std::unique_ptr<BenchStep> model_bench_step(const BenchSpec& spec, const World& world) override;
+  std::unique_ptr<BenchStep> loader_bench_step(const BenchSpec& spec, const World& world) override;
+  bool image_layouts() const override { return true; }
 
  private:
   void open_sources() {
@@ -487,18 +479,11 @@ class ResNetWorkload final : public Workload {
     log.event(keys::kEvalTarget, s.target_top1);
   }
 
-  ResNetSettings settings_;
   std::string root_;
-  const World* world_ = nullptr;
-  uint64_t seed_ = 0;
-  torch::Device device_{torch::kCPU};
-  Precision precision_ = Precision::kFp32;
   std::unique_ptr<ImageSource> train_, eval_;
   std::optional<std::shared_ptr<DeviceJpegDecoder>> bench_decoder_;  // the loader bench's, once chosen
   std::unique_ptr<ShardedSampler> sampler_;
-  std::unique_ptr<ResNetTrainer> trainer_;
-  int64_t gradient_shards_ = 1;
-  int64_t warmup_steps_ = 0, decay_steps_ = 1, step_ = 0;
+  int64_t warmup_steps_ = 0, decay_steps_ = 1;
   int64_t global_batch_ = 0;
   ResolvedSchedule schedule_{};
 };
@@ -550,13 +535,14 @@ std::unique_ptr<BenchStep> make_loader_bench_step(const ResNetSettings& settings
       decoder != nullptr ? decoder->device() : torch::Device(torch::kCPU));
 }
 
-std::unique_ptr<BenchStep> ResNetWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
-  if (spec.mode == BenchMode::kLoader) {
-    if (!bench_decoder_)  // once for all cases
-      bench_decoder_ = settings_.jpeg_source() ? jpeg_decoder_for(settings_.decoder, spec.device, world.is_root()) : nullptr;
-    return make_loader_bench_step(settings_, spec, world, *bench_decoder_);
-  }
+std::unique_ptr<BenchStep> ResNetWorkload::model_bench_step(const BenchSpec& spec, const World& world) {
   return make_model_bench_step(settings_, spec, world);
+}
+
+std::unique_ptr<BenchStep> ResNetWorkload::loader_bench_step(const BenchSpec& spec, const World& world) {
+  if (!bench_decoder_)  // once for all cases
+    bench_decoder_ = settings_.jpeg_source() ? jpeg_decoder_for(settings_.decoder, spec.device, world.is_root()) : nullptr;
+  return make_loader_bench_step(settings_, spec, world, *bench_decoder_);
 }
 
 }  // namespace

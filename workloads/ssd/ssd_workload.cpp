@@ -32,6 +32,7 @@
 #include "workloads/common/loader_bench_step.h"
 #include "workloads/common/lr_schedules.h"
 #include "workloads/common/nms.h"
+#include "workloads/common/workload_base.h"
 #include "workloads/ssd/ssd300.h"
 #include "workloads/ssd/ssd_trainer.h"
 
@@ -282,11 +283,9 @@ DeviceBatch to_device_batch(coco::DetectionLoader& loader, int64_t image_size, c
   return out;
 }
 
-class SsdWorkload final : public Workload {
+class SsdWorkload final : public WorkloadBase<SsdSettings, SsdTrainer> {
  public:
   std::string benchmark() const override { return "ssd"; }
-  void bind_settings(ConfigMap& config) override { settings_.bind(config); }
-  void validate_settings() const override { settings_.validate(); }
 
   void prepare_data(const World& world, const std::string& data_root) override {
     root_ = coco_root(settings_, data_root);
@@ -298,11 +297,7 @@ class SsdWorkload final : public Workload {
   }
 
   WorkloadInfo init(const RunContext& context) override {
-    world_ = &context.world;
-    seed_ = context.seed;
-    device_ = context.device;
-    output_stem_ = context.output_stem;
-    precision_ = settings_.precision;
+    start_run(context);
     const SsdSettings& s = settings_;
     train_annotations_ = coco::read_annotations(annotations_file(root_, s.train_split));
     eval_annotations_ = coco::read_annotations(annotations_file(root_, s.eval_split));
@@ -313,7 +308,6 @@ class SsdWorkload final : public Workload {
                                                      loader_options(s, *world_, true, seed_));
     eval_ = std::make_unique<coco::DetectionLoader>(eval_annotations_, (fs::path(root_) / s.eval_split).string(),
                                                     loader_options(s, *world_, false, seed_));
-    gradient_shards_ = resolve_gradient_shards(s.gradient_shards, world_->size(), "gradient_shards");
     global_batch_ = common::global_batch_size(s.batch_size_per_device, s.global_batch_size, world_->size());
     base_learning_rate_ = s.batch_size_per_device == 0
                               ? s.base_learning_rate
@@ -461,12 +455,9 @@ class SsdWorkload final : public Workload {
     return quality;
   }
 
-  void save_state(TrainingState& state) const override {
-    save_training(state, *trainer_->model(), trainer_->step(), step_);
-  }
-  void load_state(const TrainingState& state) override { step_ = load_training(state, *trainer_->model(), trainer_->step()); }
-
-  std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override;
+  std::unique_ptr<BenchStep> model_bench_step(const BenchSpec& spec, const World& world) override;
+  std::unique_ptr<BenchStep> loader_bench_step(const BenchSpec& spec, const World& world) override;
+  bool image_layouts() const override { return true; }
 
  private:
   void log_hyperparameters(MLLogger& log) const {
@@ -483,19 +474,11 @@ class SsdWorkload final : public Workload {
     log.event(keys::kEvalTarget, s.target_map);
   }
 
-  SsdSettings settings_;
-  std::string root_, output_stem_;
-  const World* world_ = nullptr;
-  uint64_t seed_ = 0;
-  torch::Device device_{torch::kCPU};
-  Precision precision_ = Precision::kFp32;
+  std::string root_;
   coco::Annotations train_annotations_, eval_annotations_;
   std::unique_ptr<coco::DetectionLoader> train_, eval_;
   std::unique_ptr<ShardedSampler> sampler_;
-  std::unique_ptr<SsdTrainer> trainer_;
-  int64_t gradient_shards_ = 1;
   std::vector<int64_t> boundary_steps_;
-  int64_t step_ = 0;
   int64_t global_batch_ = 0, warmup_steps_ = 1;
   double base_learning_rate_ = 0;
 };
@@ -567,9 +550,12 @@ std::unique_ptr<BenchStep> make_loader_bench_step(const SsdSettings& settings, c
       [pipeline] { pipeline->loader->recycle(pipeline->loader->next()); });
 }
 
-std::unique_ptr<BenchStep> SsdWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
-  if (spec.mode == BenchMode::kLoader) return make_loader_bench_step(settings_, spec, world);
+std::unique_ptr<BenchStep> SsdWorkload::model_bench_step(const BenchSpec& spec, const World& world) {
   return make_model_bench_step(settings_, spec, world);
+}
+
+std::unique_ptr<BenchStep> SsdWorkload::loader_bench_step(const BenchSpec& spec, const World& world) {
+  return make_loader_bench_step(settings_, spec, world);
 }
 
 }  // namespace

@@ -31,8 +31,8 @@
 #include "workloads/common/recipe_setting_groups.h"
 #include "workloads/common/synthetic_translation_corpus.h"
 #include "workloads/common/translation_eval.h"
-#include "workloads/common/translation_prepare.h"
 #include "workloads/common/translation_steps.h"
+#include "workloads/common/translation_workload.h"
 #include "workloads/transformer/transformer.h"
 #include "workloads/transformer/transformer_trainer.h"
 
@@ -171,11 +171,10 @@ DecoderFactory transformer_decoders(Transformer& model, const torch::Device& dev
   };
 }
 
-class TransformerWorkload final : public Workload {
+class TransformerWorkload final : public TranslationWorkload<TransformerSettings, TransformerTrainer> {
  public:
+  TransformerWorkload() : TranslationWorkload(wmt::TranslationFormat::kTransformer) {}
   std::string benchmark() const override { return "transformer"; }
-  void bind_settings(ConfigMap& config) override { settings_.bind(config); }
-  void validate_settings() const override { settings_.validate(); }
 
   void prepare_data(const World& world, const std::string& data_root) override {
     const TransformerSettings& s = settings_;
@@ -184,24 +183,10 @@ class TransformerWorkload final : public Workload {
     folder_ = s.folder(world, data_root, "v" + std::to_string(s.synthetic_vocabulary_size), options);
   }
 
-  std::vector<std::string> data_files() const override {
-    return regular_files_in(folder_);
-  }
-
-  bool bind_prepare_options(ConfigMap& options) override {
-    prepare_.bind(options);
-    return true;
-  }
-  std::string prepare() override { return prepare_.run("transformer"); }
-
   WorkloadInfo init(const RunContext& context) override {
-    world_ = &context.world;
-    seed_ = context.seed;
-    device_ = context.device;
-    precision_ = settings_.precision;
+    start_run(context);
     load_data();
 
-    gradient_shards_ = resolve_gradient_shards(settings_.gradient_shards, world_->size(), "gradient_shards");
     wmt::TokenBatchOptions batching;
     batching.max_tokens_per_batch = settings_.global_batch_size;
     batching.max_length = settings_.max_length;
@@ -228,43 +213,28 @@ class TransformerWorkload final : public Workload {
     return {{"copy-source baseline", wmt::t2t_corpus_bleu(test_.sources(), test_.references()) / 100.0}};
   }
 
-  int64_t steps_per_epoch() const override { return steps_per_epoch_; }
-
   TrainStats train_epoch(int64_t epoch, Progress& progress) override {
-    TranslationEpoch e;
-    e.seed = seed_;
-    e.epoch = epoch;
-    e.gradient_shards = gradient_shards_;
-    e.samples = batcher_->kept_pairs();
     const TransformerSettings& s = settings_;
-    return train_translation_epoch(e, *world_, *batcher_, *trainer_, [&](int64_t step) {
+    return train_translation_epoch(epoch_plan(epoch, batcher_->kept_pairs()), *world_, *batcher_, *trainer_, [&](int64_t step) {
       return inverse_sqrt_learning_rate(s.learning_rate, s.model_size, s.warmup_steps, step);
     }, step_, progress);
   }
 
   Quality evaluate(int64_t /*epoch*/) override {
-    Transformer& model = trainer_->model();
-    model->eval();
-    torch::NoGradGuard no_grad;
     BeamSearchOptions options;
     options.beam_size = settings_.beam_size;
     options.length_penalty_alpha = settings_.length_penalty_alpha;
     options.eos_id = wmt::kEosId;
-    const wmt::BleuStatistics statistics = test_.corpus_statistics(
-        *world_, settings_.eval_batch_size, options, precision_, device_,
-        transformer_decoders(model, device_, settings_.extra_decode_length),
+    const wmt::BleuStatistics statistics = test_statistics(
+        options, transformer_decoders(trainer_->model(), device_, settings_.extra_decode_length),
         [&](const wmt::TokenIds& output, const std::string& reference) {
           return wmt::t2t_bleu_statistics(codec_->decode(output), reference);
         });
     return bleu_quality(wmt::t2t_bleu(statistics));
   }
 
-  void save_state(TrainingState& state) const override {
-    save_training(state, *trainer_->model(), trainer_->step(), step_);
-  }
-  void load_state(const TrainingState& state) override { step_ = load_training(state, *trainer_->model(), trainer_->step()); }
-
-  std::unique_ptr<BenchStep> make_bench_step(const BenchSpec& spec, const World& world) override;
+  // No loader bench: the batches are read into memory at init.
+  std::unique_ptr<BenchStep> model_bench_step(const BenchSpec& spec, const World& world) override;
 
  private:
   void load_data() {
@@ -293,32 +263,16 @@ class TransformerWorkload final : public Workload {
     log.event(keys::kEvalTarget, s.target_bleu / 100.0);
   }
 
-  TransformerSettings settings_;
-  fs::path folder_;
-  TranslationPrepare prepare_{wmt::TranslationFormat::kTransformer};
-  const World* world_ = nullptr;
-  uint64_t seed_ = 0;
-  torch::Device device_{torch::kCPU};
-  Precision precision_ = Precision::kFp32;
   std::unique_ptr<wmt::SubwordCodec> codec_;
   int64_t model_vocabulary_ = 0;
-  std::vector<wmt::EncodedPair> train_pairs_;
-  TranslationTestSet test_;
   std::unique_ptr<wmt::TokenBatcher> batcher_;
-  int64_t steps_per_epoch_ = 0;
-  int64_t gradient_shards_ = 1;
-  std::unique_ptr<TransformerTrainer> trainer_;
-  int64_t step_ = 0;
 };
 
 // Training: the training step on random sentences of bench_sentence_length tokens, batch = tokens
 // per side, cut into the configured gradient shards as training cuts a batch. Inference: beam search
 // over batch random sentences, decoding exactly bench_sentence_length steps.
-std::unique_ptr<BenchStep> TransformerWorkload::make_bench_step(const BenchSpec& spec, const World& world) {
+std::unique_ptr<BenchStep> TransformerWorkload::model_bench_step(const BenchSpec& spec, const World& world) {
   const TransformerSettings& s = settings_;
-  if (spec.mode == BenchMode::kLoader)
-    throw UserError("transformer has no --loader bench (its batches are read into memory at init)");
-  if (spec.channels_last) throw UserError("--channels-last is for image workloads; transformer has no such layout");
   const bool inference = spec.mode == BenchMode::kInference;
   const torch::Device device = spec.device;
   const Precision precision = parse_precision(spec.precision, "bench precision");
