@@ -22,7 +22,7 @@ class ConsoleReporter : public RunReporter {
   Progress& progress_;
 };
 
-// "ncf seed 1 on cpu (1 rank, 2 threads each): target hr@10 >= 0.8200; popularity baseline 0.1842".
+// "<workload> seed 1 on cpu (1 rank, 2 threads each): target hr@10 >= 0.8200; popularity baseline 0.1842".
 std::string describe_run(const RunFacts& facts);
 
 }  // namespace mlh
