@@ -486,6 +486,7 @@ TEST(BatchLoader, NextInPlaceHandsOverTheAllocatorsMemoryWithTheSamePixels) {
   reference.start(plan, 3);
   loader.start(plan, 3);
   std::vector<const uint8_t*> seen;
+  std::vector<std::shared_ptr<void>> held;  // blocks kept alive, so a freed address cannot come back
   for (const std::vector<int32_t>& indices : plan) {
     const ImageBatch expected = reference.next();
     const ImageBatch got = loader.next_in_place();
@@ -502,6 +503,7 @@ TEST(BatchLoader, NextInPlaceHandsOverTheAllocatorsMemoryWithTheSamePixels) {
     EXPECT_EQ(pixels, expected.images);
     EXPECT_EQ(std::find(seen.begin(), seen.end(), got.memory.values), seen.end()) << "a block handed over twice";
     seen.push_back(got.memory.values);
+    held.push_back(got.memory.owner);
   }
   EXPECT_EQ(loader.skipped_total(), 3);
   EXPECT_GE(blocks.load(), 3);  // one per batch with images (an all-skipped batch may take two)
