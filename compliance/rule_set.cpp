@@ -30,6 +30,15 @@ Occurrences parse_occurrences(const YAML::Node& node, KeyRule& rule, const std::
   return word->second;
 }
 
+// The threshold of a `reaches` test: its min or above; under `at:` its first entry's.
+std::optional<double> threshold_of(const YAML::Node& test) {
+  if (!test.IsMap()) return std::nullopt;
+  if (test["min"]) return test["min"].as<double>();
+  if (test["above"]) return test["above"].as<double>();
+  if (test["at"] && test["at"].IsMap() && test["at"].size() > 0) return threshold_of(test["at"].begin()->second);
+  return std::nullopt;
+}
+
 KeyRule parse_key_rule(const std::string& key, const YAML::Node& record,
                        const std::map<std::string, Interval>& intervals, const std::string& file) {
   const std::string where = file + ": " + key;
@@ -46,6 +55,7 @@ KeyRule parse_key_rule(const std::string& key, const YAML::Node& record,
       YAML::Emitter text;
       text << YAML::Flow << entry.second;
       rule.target_text = text.c_str();
+      rule.target_value = threshold_of(entry.second);
     } else if (field == "then") {
       rule.then = entry.second.as<std::string>();
     } else if (field == "level") {

@@ -22,6 +22,8 @@ struct KeyRule {
   std::vector<NamedLineTest> line_tests;     // every line of the key must pass them
   std::optional<ValueTest> target;           // `reaches`: at least one line's value must pass it
   std::string target_text;                   // the target as written, for messages
+  std::optional<double> target_value;        // the least value that reaches it ({min} or {above}; under
+                                             // `at:` the first entry's: Mask R-CNN's box AP)
   std::string then;                          // a file to check too, "{value}" = this key's value
   bool warning = false;                      // `level: warning`: all its failures are warnings
   std::vector<NamedLineTest> warning_tests;  // `warn: {...}`: line tests whose failures are warnings

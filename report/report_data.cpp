@@ -592,31 +592,6 @@ const char* to_string(ThroughputSource source) {
   return "";
 }
 
-std::optional<double> mlperf_quality_target(const std::string& benchmark) {
-  // shared/spec/mlperf-logging.md §4 (the v0.7 rule sets; ncf from the v0.5/v0.6 rules).
-  static const std::map<std::string, double> targets = {{"resnet", 0.759}, {"ssd", 0.23}, {"maskrcnn", 0.377},
-                                                        {"gnmt", 0.24},    {"transformer", 0.25}, {"ncf", 0.635}};
-  const auto it = targets.find(benchmark);
-  if (it == targets.end()) return std::nullopt;
-  return it->second;
-}
-
-std::vector<EpochSamples> mlperf_epoch_samples(const std::string& benchmark) {
-  // shared/spec/workloads.md: ImageNet train; COCO train2017 with annotations (Mask R-CNN's filter
-  // may differ slightly: within the tolerance); WMT16 pairs of at most 50 (reference) or 75 (NVIDIA)
-  // tokens; WMT17 pairs; MovieLens-20M train positives, alone or with their 4 negatives each.
-  static const std::map<std::string, std::vector<EpochSamples>> epochs = {
-      {"resnet", {{1281167, 1281167, "1,281,167 ImageNet images"}}},
-      {"ssd", {{117266, 117266, "117,266 COCO train2017 images"}}},
-      {"maskrcnn", {{117266, 117266, "117,266 COCO train2017 images"}}},
-      {"gnmt", {{3498161, 3975116, "3,498,161 to 3,975,116 WMT16 sentence pairs"}}},
-      {"transformer", {{4590101, 4590101, "4,590,101 WMT17 sentence pairs"}}},
-      {"ncf", {{19861770, 19861770, "19,861,770 MovieLens-20M train ratings"},
-               {99308850, 99308850, "99,308,850 with 4 negatives each"}}}};
-  const auto it = epochs.find(benchmark);
-  return it == epochs.end() ? std::vector<EpochSamples>{} : it->second;
-}
-
 std::string RunPlatform::label() const {
   return device_count > 0 ? std::to_string(device_count) + "x" + platform : platform;
 }

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "compliance/benchmark_facts.h"
 #include "compliance/run_summary.h"
 
 namespace mlh::report {
@@ -137,23 +138,8 @@ struct CollectedRuns {
 // path that does not exist.
 CollectedRuns collect_runs(const std::vector<std::string>& inputs);
 
-// MLPerf's quality target for a benchmark's eval_accuracy (resnet top-1 0.759, ssd mAP 0.23,
-// maskrcnn box mAP 0.377, gnmt BLEU/100 0.24, transformer BLEU/100 0.25, ncf HR@10 0.635); nullopt
-// for another name. For charts of logs that do not name their target.
-std::optional<double> mlperf_quality_target(const std::string& benchmark);
-
-// The samples of one training epoch of an MLPerf benchmark's dataset (shared/spec/workloads.md), as
-// ranges, any of which fits: gnmt's depends on the length filter a submitter chose (50 or 75 tokens),
-// ncf's on whether the 4 negatives per positive are counted. Empty for a benchmark whose epoch is not
-// fixed (or unknown), and for the names of runs on stand-in data.
-struct EpochSamples {
-  double min = 0;
-  double max = 0;
-  const char* what = "";       // "117,266 COCO train2017 images"
-};
-std::vector<EpochSamples> mlperf_epoch_samples(const std::string& benchmark);
-// How far a log's train_samples may lie outside mlperf_epoch_samples before no throughput is
-// derived from it.
+// How far a log's train_samples may lie outside mlperf_epoch_samples (compliance/benchmark_facts.h)
+// before no throughput is derived from it.
 inline constexpr double kEpochSamplesTolerance = 0.10;
 
 // The platform of the run `summary` read from its log (summary.path): the systems JSON (or v0.5
