@@ -1,5 +1,5 @@
-// Image files on disk: reading and decoding them for the image loaders (imagenet/batch_loader.h,
-// coco/detection_loader.h), and writing them and their folders for the synthetic generators
+// Image files on disk: reading and decoding them for the image loaders (imagenet/batch_loader.h and
+// the loaders of image workloads), and writing them and their folders for the synthetic generators
 // (imagenet/synthetic.h, coco/synthetic.h).
 #pragma once
 

@@ -1,9 +1,6 @@
 #include "datasets/imagenet/batch_loader.h"
 
-#include <iostream>
 #include <utility>
-
-#include <opencv2/core.hpp>
 
 #include "base/user_error.h"
 #include "datasets/image_files.h"
@@ -19,28 +16,13 @@ void check_option(bool holds, const std::string& message) {
 }  // namespace
 
 const LoaderOptions& check_loader_options(const LoaderOptions& options) {
-  check_option(options.threads >= 1, "threads is " + std::to_string(options.threads) +
-                                          "; use at least 1 worker thread");
-  check_option(options.prefetch_batches >= 1,
-               "prefetch_batches is " + std::to_string(options.prefetch_batches) +
-                   "; prefetch at least 1 batch");
+  check_image_loading_options(options, "imagenet loader");
   check_option(options.image_size >= 1,
                "image_size is " + std::to_string(options.image_size) + "; it must be positive");
   check_option(options.train || options.eval_resize >= options.image_size,
                "eval_resize " + std::to_string(options.eval_resize) + " is below image_size " +
                    std::to_string(options.image_size) + "; the centre crop must fit");
   return options;
-}
-
-SampleLoaderOptions sample_loader_options(const LoaderOptions& options) {
-  SampleLoaderOptions sample_options;
-  sample_options.threads = options.threads;
-  sample_options.prefetch_batches = options.prefetch_batches;
-  sample_options.on_bad_sample = options.on_bad_image;
-  sample_options.on_skip = [](const BadSample& bad) {
-    std::cerr << ("warning: skipping " + bad.source() + ": " + bad.reason() + "\n") << std::flush;
-  };
-  return sample_options;
 }
 
 BadImagePolicy parse_bad_image_policy(const std::string& name) {
@@ -52,41 +34,29 @@ BadImagePolicy parse_bad_image_policy(const std::string& name) {
 BatchLoader::BatchLoader(const ImageFolder& folder, LoaderOptions options)
     : folder_(folder),
       options_(check_loader_options(options)),
-      pixels_(int64_t{3} * options.image_size * options.image_size, options.prefetch_batches,
-              options.allocate_pixels),
-      samples_(
-          sample_loader_options(options),
+      images_(
+          options_, int64_t{3} * options.image_size * options.image_size, folder.size(),
           [this](int32_t index, int64_t epoch, ImageSample& sample) { decode(index, epoch, sample); },
-          [this](SampleBatch<ImageSample>& batch) { pixels_.open_batch(batch); }) {
-  cv::setNumThreads(1);
-}
+          options.allocate_pixels) {}
 
 BatchLoader::~BatchLoader() = default;
 
 void BatchLoader::start(std::vector<std::vector<int32_t>> batches, int64_t epoch) {
-  for (const std::vector<int32_t>& batch : batches) {
-    for (const int32_t index : batch) MLH_ASSERT(index >= 0 && index < folder_.size());
-  }
-  samples_.start(std::move(batches), epoch);
+  images_.start(std::move(batches), epoch);
 }
 
 ImageBatch BatchLoader::next() {
-  return pixels_.next_with_own_images(
-      [this](const auto& images_for) { return next_into(images_for); });
+  return images_.next([this](const SampleBatch<ImageSample>& samples) { return labelled(samples); });
 }
 
 ImageBatch BatchLoader::next_into(const std::function<uint8_t*(int64_t count)>& images_for) {
-  SampleBatch<ImageSample> samples = samples_.next();
-  ImageBatch batch = labelled(samples);
-  pixels_.take_images(samples, images_for(batch.count));
-  return batch;
+  return images_.next_into(
+      [this](const SampleBatch<ImageSample>& samples) { return labelled(samples); }, images_for);
 }
 
 ImageBatch BatchLoader::next_in_place() {
-  SampleBatch<ImageSample> samples = samples_.next();
-  ImageBatch batch = labelled(samples);
-  batch.memory = pixels_.hand_over(samples);
-  return batch;
+  return images_.next_in_place(
+      [this](const SampleBatch<ImageSample>& samples) { return labelled(samples); });
 }
 
 ImageBatch BatchLoader::labelled(const SampleBatch<ImageSample>& samples) const {
@@ -101,11 +71,11 @@ ImageBatch BatchLoader::labelled(const SampleBatch<ImageSample>& samples) const 
   return batch;
 }
 
-void BatchLoader::recycle(ImageBatch batch) { pixels_.recycle(std::move(batch.images)); }
+void BatchLoader::recycle(ImageBatch batch) { images_.recycle(std::move(batch.images)); }
 
-int64_t BatchLoader::skipped_total() const { return samples_.skipped_total(); }
+int64_t BatchLoader::skipped_total() const { return images_.skipped_total(); }
 
-std::vector<std::string> BatchLoader::skipped_files() const { return samples_.skipped_sources(); }
+std::vector<std::string> BatchLoader::skipped_files() const { return images_.skipped_files(); }
 
 void BatchLoader::decode(int32_t index, int64_t epoch, ImageSample& sample) const {
   decode_sample(folder_, options_, index, epoch, sample.pixels.out);

@@ -1,11 +1,10 @@
-// The ImageNet batches of the ResNet workload: a SampleLoader (datasets/sample_loader.h) whose
-// per-sample decode reads a JPEG (datasets/image_files.h), at the largest DCT reduction that the
+// The ImageNet batches of the ResNet workload: an ImageBatchLoader (datasets/image_batch_loader.h)
+// whose per-sample decode reads a JPEG (datasets/image_files.h), at the largest DCT reduction that the
 // image's crop allows, and applies the MLPerf transform straight into the image's slice of its batch's
-// buffer (datasets/batch_pixels.h) as 8-bit RGB, HWC, so the fixed-size images stack as they are
-// decoded. The model's input is those bytes normalised (datasets/imagenet/normalize.h), on the device
-// that trains. Threads, prefetching, plan order, errors and skipping are the
-// SampleLoader's. Per-sample results depend only on (seed, epoch, sample index): not on thread count,
-// batch composition or rank.
+// buffer as 8-bit RGB, HWC, so the fixed-size images stack as they are decoded. The model's input is
+// those bytes normalised (datasets/imagenet/normalize.h), on the device that trains. Threads,
+// prefetching, plan order, errors and skipping are the SampleLoader's. Per-sample results depend only
+// on (seed, epoch, sample index): not on thread count, batch composition or rank.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +13,8 @@
 #include <vector>
 
 #include "datasets/batch_pixels.h"
+#include "datasets/image_batch_loader.h"
 #include "datasets/imagenet/folder.h"
-#include "datasets/sample_loader.h"
 
 namespace mlh::imagenet {
 
@@ -23,9 +22,7 @@ namespace mlh::imagenet {
 using BadImagePolicy = BadSamplePolicy;
 BadImagePolicy parse_bad_image_policy(const std::string& name);  // "fail" | "skip", else UserError
 
-struct LoaderOptions {
-  int threads = 1;           // worker threads (>= 1)
-  int prefetch_batches = 2;  // batches decoded ahead of the one the consumer holds (>= 1)
+struct LoaderOptions : ImageLoadingOptions {  // threads, prefetch_batches, on_bad_image
   int image_size = 224;
   int eval_resize = 256;  // short side before the eval centre crop (>= image_size)
   bool train = true;      // train: random crop + flip (draw_train_augmentation); else eval transform
@@ -34,7 +31,6 @@ struct LoaderOptions {
   // resize (eval: eval_reduction) still has enough pixels; the crop's geometry stays the seed's.
   bool reduced_decode = true;
   uint64_t seed = 0;
-  BadImagePolicy on_bad_image = BadImagePolicy::kFail;
   // Where the workers decode each batch (BatchBytes::Allocate): the consumer's memory, taken by
   // next_in_place() without a copy. Unset: the loader's own reused buffers.
   BatchBytes::Allocate allocate_pixels;
@@ -43,10 +39,6 @@ struct LoaderOptions {
 // `options` when every value is in range, else a UserError naming the option.
 const LoaderOptions& check_loader_options(const LoaderOptions& options);
 
-// The SampleLoader's share of `options` (threads, prefetching, the bad-image policy and its stderr
-// warning line), for every loader of ImageNet folders.
-SampleLoaderOptions sample_loader_options(const LoaderOptions& options);
-
 struct ImageBatch {
   int64_t count = 0;            // slots: the number of indices asked for
   std::vector<uint8_t> images;  // count * image_size * image_size * 3: RGB, HWC per image
@@ -54,9 +46,6 @@ struct ImageBatch {
   std::vector<int64_t> labels;  // count; -1 for a slot whose image was skipped (zero pixels)
   int64_t skipped = 0;          // slots skipped in this batch
 };
-
-// The hint a bad image's BadSample carries.
-inline constexpr const char* kSkipBadImageHint = "set on_bad_image: skip to skip such files";
 
 // Sample `index` of `folder` in `epoch` as BatchLoader decodes it: read, decoded (at the reduction the
 // options allow) and transformed into out_hwc (image_size^2 x 3 bytes, RGB, HWC). Throws BadSample for
@@ -110,8 +99,7 @@ class BatchLoader {
 
   const ImageFolder& folder_;
   const LoaderOptions options_;
-  BatchBytes pixels_;
-  SampleLoader<ImageSample> samples_;  // last: its workers use the members above
+  ImageBatchLoader<uint8_t, ImageSample> images_;  // last: its workers use the members above
 };
 
 }  // namespace mlh::imagenet

@@ -48,7 +48,7 @@ void DeviceJpegSource::start(std::vector<std::vector<int32_t>> batches, int64_t 
 }
 
 void DeviceJpegSource::read(int32_t index, int64_t epoch, EncodedImage& sample) const {
-  read_image_bytes(folder_->files[static_cast<size_t>(index)], imagenet::kSkipBadImageHint, &sample.bytes);
+  read_image_bytes(folder_->files[static_cast<size_t>(index)], kSkipBadImageHint, &sample.bytes);
   if (!jpeg_header_size(sample.bytes.data(), sample.bytes.size(), &sample.width, &sample.height)) {
     sample.bytes.clear();
     sample.pixels.resize(static_cast<size_t>(3) * options_.image_size * options_.image_size);

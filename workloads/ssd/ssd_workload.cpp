@@ -14,7 +14,6 @@
 #include "compliance/mllog_keys.h"
 #include "datasets/coco/annotations.h"
 #include "datasets/coco/box_eval.h"
-#include "datasets/coco/detection_loader.h"
 #include "datasets/coco/detections_json.h"
 #include "datasets/coco/synthetic.h"
 #include "datasets/generated_folder.h"
@@ -24,7 +23,6 @@
 #include "harness/device.h"
 #include "harness/gradient_allreduce.h"
 #include "harness/setting_groups.h"
-#include "workloads/common/recipe_setting_groups.h"
 #include "harness/workload.h"
 #include "workloads/common/batch_scaling.h"
 #include "workloads/common/box_ops.h"
@@ -32,8 +30,10 @@
 #include "workloads/common/loader_bench_step.h"
 #include "workloads/common/lr_schedules.h"
 #include "workloads/common/nms.h"
+#include "workloads/common/recipe_setting_groups.h"
 #include "workloads/common/workload_base.h"
 #include "workloads/ssd/ssd300.h"
+#include "workloads/ssd/ssd_loader.h"
 #include "workloads/ssd/ssd_trainer.h"
 
 namespace mlh::ssd {
@@ -183,8 +183,8 @@ struct SsdSettings : ComputeSettings, BatchNormGroupSettings {
     return boxes;
   }
 
-  coco::SsdTransformOptions transform_options() const {
-    coco::SsdTransformOptions o;
+  SsdTransformOptions transform_options() const {
+    SsdTransformOptions o;
     o.out_size = static_cast<int>(image_size);
     o.random_crop = random_crop;
     o.crop_max_samples = static_cast<int>(max_samples);
@@ -226,8 +226,8 @@ void generate_synthetic_if_missing(const SsdSettings& s, const std::string& root
   generate_folder_once(root, [&](const std::string& folder) { coco::write_synthetic_coco(folder, s.synthetic_spec()); });
 }
 
-coco::DetectionLoaderOptions loader_options(const SsdSettings& s, const World& world, bool train, uint64_t seed) {
-  coco::DetectionLoaderOptions o;
+SsdLoaderOptions loader_options(const SsdSettings& s, const World& world, bool train, uint64_t seed) {
+  SsdLoaderOptions o;
   o.threads = static_cast<int>(s.loader_threads > 0 ? s.loader_threads : world.cores_per_rank());
   o.prefetch_batches = static_cast<int>(s.prefetch_batches);
   o.transform = s.transform_options();
@@ -260,12 +260,12 @@ std::unique_ptr<SsdTrainer> make_trainer(const SsdSettings& s, Ssd300 model, dou
 // A host batch's images as a tensor on `device`, and its targets, without skipped slots.
 struct DeviceBatch {
   torch::Tensor images;                      // [n, 3, S, S]
-  std::vector<coco::DetectionTarget> targets;
+  std::vector<DetectionTarget> targets;
 };
 
-DeviceBatch to_device_batch(coco::DetectionLoader& loader, int64_t image_size, const torch::Device& device) {
+DeviceBatch to_device_batch(SsdLoader& loader, int64_t image_size, const torch::Device& device) {
   torch::Tensor host;
-  coco::DetectionBatch batch = loader.next_into([&](int64_t count) {
+  DetectionBatch batch = loader.next_into([&](int64_t count) {
     host = torch::empty({count, 3, image_size, image_size}, host_staging_options(torch::kFloat, device));
     return host.data_ptr<float>();
   });
@@ -304,9 +304,9 @@ class SsdWorkload final : public WorkloadBase<SsdSettings, SsdTrainer> {
     if (eval_annotations_.num_classes() != train_annotations_.num_classes())
       throw UserError(eval_annotations_.path + ": " + std::to_string(eval_annotations_.num_classes()) +
                       " categories, the training file has " + std::to_string(train_annotations_.num_classes()));
-    train_ = std::make_unique<coco::DetectionLoader>(train_annotations_, (fs::path(root_) / s.train_split).string(),
+    train_ = std::make_unique<SsdLoader>(train_annotations_, (fs::path(root_) / s.train_split).string(),
                                                      loader_options(s, *world_, true, seed_));
-    eval_ = std::make_unique<coco::DetectionLoader>(eval_annotations_, (fs::path(root_) / s.eval_split).string(),
+    eval_ = std::make_unique<SsdLoader>(eval_annotations_, (fs::path(root_) / s.eval_split).string(),
                                                     loader_options(s, *world_, false, seed_));
     global_batch_ = common::global_batch_size(s.batch_size_per_device, s.global_batch_size, world_->size());
     base_learning_rate_ = s.batch_size_per_device == 0
@@ -372,7 +372,7 @@ class SsdWorkload final : public WorkloadBase<SsdSettings, SsdTrainer> {
         torch::Tensor labels_host = torch::empty({shard_boxes}, host_staging_options(torch::kLong, device_));
         int64_t row = 0;
         for (int64_t i = taken; i < end; ++i) {
-          const coco::DetectionTarget& target = host.targets[static_cast<size_t>(i)];
+          const DetectionTarget& target = host.targets[static_cast<size_t>(i)];
           const int64_t boxes = static_cast<int64_t>(target.labels.size());
           std::copy(target.boxes_ltrb.begin(), target.boxes_ltrb.end(), boxes_host.data_ptr<float>() + 4 * row);
           std::copy(target.labels.begin(), target.labels.end(), labels_host.data_ptr<int64_t>() + row);
@@ -422,7 +422,7 @@ class SsdWorkload final : public WorkloadBase<SsdSettings, SsdTrainer> {
           common::decode_detections(locations.to(torch::kFloat), scores.to(torch::kFloat),
                                     trainer_->default_boxes(), options);
       for (size_t i = 0; i < found.size(); ++i) {
-        const coco::DetectionTarget& target = batch.targets[i];
+        const DetectionTarget& target = batch.targets[i];
         const torch::Tensor boxes = found[i].boxes_ltrb.to(torch::kCPU, torch::kDouble).contiguous();
         const torch::Tensor labels = found[i].labels.to(torch::kCPU).contiguous();
         const torch::Tensor confidence = found[i].scores.to(torch::kCPU, torch::kDouble).contiguous();
@@ -476,7 +476,7 @@ class SsdWorkload final : public WorkloadBase<SsdSettings, SsdTrainer> {
 
   std::string root_;
   coco::Annotations train_annotations_, eval_annotations_;
-  std::unique_ptr<coco::DetectionLoader> train_, eval_;
+  std::unique_ptr<SsdLoader> train_, eval_;
   std::unique_ptr<ShardedSampler> sampler_;
   std::vector<int64_t> boundary_steps_;
   int64_t global_batch_ = 0, warmup_steps_ = 1;
@@ -536,11 +536,11 @@ std::unique_ptr<BenchStep> make_loader_bench_step(const SsdSettings& settings, c
   world.comm().barrier();
   struct Pipeline {
     coco::Annotations annotations;
-    std::unique_ptr<coco::DetectionLoader> loader;
+    std::unique_ptr<SsdLoader> loader;
   };
   auto pipeline = std::make_shared<Pipeline>();
   pipeline->annotations = coco::read_annotations(annotations_file(root, settings.train_split));
-  pipeline->loader = std::make_unique<coco::DetectionLoader>(
+  pipeline->loader = std::make_unique<SsdLoader>(
       pipeline->annotations, (fs::path(root) / settings.train_split).string(), loader_options(settings, world, true, 1));
   return std::make_unique<common::LoaderBenchStep>(
       spec.batch_size, static_cast<int64_t>(pipeline->annotations.images.size()),

@@ -1,4 +1,4 @@
-#include "datasets/coco/ssd_transforms.h"
+#include "workloads/ssd/ssd_transforms.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "base/user_error.h"
 #include "datasets/counter_random.h"
 
-namespace mlh::coco {
+namespace mlh::ssd {
 namespace {
 
 // SSDCropping's options: keep the image, a minimum IoU, or no constraint (-inf).
@@ -329,4 +329,4 @@ void ssd_eval_transform(const cv::Mat& bgr, int out_size, float* out_chw) {
   write_normalised_rgb_planes(resized, false, out_chw);
 }
 
-}  // namespace mlh::coco
+}  // namespace mlh::ssd

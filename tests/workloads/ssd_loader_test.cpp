@@ -1,4 +1,4 @@
-#include "datasets/coco/detection_loader.h"
+#include "workloads/ssd/ssd_loader.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -18,7 +18,7 @@
 #include "tests/test_files.h"
 #include "tests/user_error_of.h"
 
-namespace mlh::coco {
+namespace mlh::ssd {
 namespace {
 
 namespace fs = std::filesystem;
@@ -26,11 +26,15 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::FloatNear;
 using ::testing::HasSubstr;
+using coco::Annotation;
+using coco::Annotations;
+using coco::Category;
+using coco::Image;
 
 constexpr int kOutSize = 24;
 constexpr int64_t kImageFloats = 3 * kOutSize * kOutSize;
 
-fs::path test_folder() { return testing_files::fresh_test_folder("mlh_coco_detection_loader_test"); }
+fs::path test_folder() { return testing_files::fresh_test_folder("mlh_ssd_loader_test"); }
 
 // Noise with a little structure, so JPEG keeps it recognisable.
 cv::Mat test_image(int width, int height, uint64_t seed) {
@@ -96,8 +100,8 @@ std::vector<ImageSpec> five_images() {
           {28, 44, {{2, 30, 20, 10}, {14, 4, 10, 12}}}};
 }
 
-DetectionLoaderOptions options_for(bool train, int threads) {
-  DetectionLoaderOptions options;
+SsdLoaderOptions options_for(bool train, int threads) {
+  SsdLoaderOptions options;
   options.threads = threads;
   options.prefetch_batches = 2;
   options.transform.out_size = kOutSize;
@@ -106,7 +110,7 @@ DetectionLoaderOptions options_for(bool train, int threads) {
   return options;
 }
 
-TEST(CocoDetectionLoader, BoxesAreNormalisedClippedAndDegenerateOnesDropped) {
+TEST(CocoSsdLoader, BoxesAreNormalisedClippedAndDegenerateOnesDropped) {
   const fs::path folder = test_folder();
   Annotations annotations =
       write_images(folder, {{40, 20, {{4, 2, 20, 10}, {30, 5, 20, 10}, {8, 8, 0, 5}, {8, 8, 4, 0}}}});
@@ -120,10 +124,10 @@ TEST(CocoDetectionLoader, BoxesAreNormalisedClippedAndDegenerateOnesDropped) {
   EXPECT_THAT(labels, ElementsAre(1, 2));
 }
 
-TEST(CocoDetectionLoader, EvalBatchesComeInPlanOrderWithTheEvalTransform) {
+TEST(CocoSsdLoader, EvalBatchesComeInPlanOrderWithTheEvalTransform) {
   const fs::path folder = test_folder();
   const Annotations annotations = write_images(folder, five_images());
-  DetectionLoader loader(annotations, folder.string(), options_for(false, 3));
+  SsdLoader loader(annotations, folder.string(), options_for(false, 3));
   loader.start({{2, 0}, {4}, {1, 3}}, 0);
   const std::vector<std::vector<int32_t>> expected = {{2, 0}, {4}, {1, 3}};
   for (const std::vector<int32_t>& indices : expected) {
@@ -155,10 +159,10 @@ TEST(CocoDetectionLoader, EvalBatchesComeInPlanOrderWithTheEvalTransform) {
 
 // All batches of `plan` from a fresh loader with `threads` workers, through next_into.
 std::vector<DetectionBatch> all_batches(const Annotations& annotations, const fs::path& folder,
-                                        const DetectionLoaderOptions& options,
+                                        const SsdLoaderOptions& options,
                                         const std::vector<std::vector<int32_t>>& plan, int64_t epoch,
                                         std::vector<std::vector<float>>* pixels) {
-  DetectionLoader loader(annotations, folder.string(), options);
+  SsdLoader loader(annotations, folder.string(), options);
   loader.start(plan, epoch);
   std::vector<DetectionBatch> batches;
   for (size_t b = 0; b < plan.size(); ++b) {
@@ -173,7 +177,7 @@ std::vector<DetectionBatch> all_batches(const Annotations& annotations, const fs
   return batches;
 }
 
-TEST(CocoDetectionLoader, TrainBatchesDependOnlyOnSeedEpochAndIndex) {
+TEST(CocoSsdLoader, TrainBatchesDependOnlyOnSeedEpochAndIndex) {
   const fs::path folder = test_folder();
   const Annotations annotations = write_images(folder, five_images());
   const std::vector<std::vector<int32_t>> plan = {{0, 1, 2}, {3, 4}, {2, 0}};
@@ -208,11 +212,11 @@ TEST(CocoDetectionLoader, TrainBatchesDependOnlyOnSeedEpochAndIndex) {
   EXPECT_EQ(one_thread[0].targets[2].boxes_ltrb, one_thread[2].targets[0].boxes_ltrb);
 }
 
-TEST(CocoDetectionLoader, CorruptImageFailsItsBatchNamingTheFile) {
+TEST(CocoSsdLoader, CorruptImageFailsItsBatchNamingTheFile) {
   const fs::path folder = test_folder();
   const Annotations annotations = write_images(folder, five_images());
   std::ofstream(folder / "image_1.jpg", std::ios::binary | std::ios::trunc) << "not a jpeg at all";
-  DetectionLoader loader(annotations, folder.string(), options_for(true, 2));
+  SsdLoader loader(annotations, folder.string(), options_for(true, 2));
   loader.start({{0}, {1, 2}, {3}}, 0);
   EXPECT_EQ(loader.next().targets[0].image_id, 100);
   EXPECT_THAT(user_error_of([&] { loader.next(); }),
@@ -221,7 +225,7 @@ TEST(CocoDetectionLoader, CorruptImageFailsItsBatchNamingTheFile) {
   EXPECT_EQ(loader.next().targets[0].image_id, 103);  // the loader moves on
 }
 
-TEST(CocoDetectionLoader, BadImagesAreSkippedAndCountedUnderSkip) {
+TEST(CocoSsdLoader, BadImagesAreSkippedAndCountedUnderSkip) {
   const fs::path folder = test_folder();
   const Annotations annotations = write_images(folder, five_images());
   // A truncated JPEG (OpenCV would decode it silently with grey rows) and a missing file.
@@ -229,9 +233,9 @@ TEST(CocoDetectionLoader, BadImagesAreSkippedAndCountedUnderSkip) {
   std::ofstream(folder / "image_2.jpg", std::ios::binary | std::ios::trunc)
       << jpeg.substr(0, jpeg.size() / 2);
   fs::remove(folder / "image_4.jpg");
-  DetectionLoaderOptions options = options_for(true, 2);
+  SsdLoaderOptions options = options_for(true, 2);
   options.on_bad_image = BadSamplePolicy::kSkip;
-  DetectionLoader loader(annotations, folder.string(), options);
+  SsdLoader loader(annotations, folder.string(), options);
   loader.start({{0, 2, 1}, {4, 3}}, 0);
   const DetectionBatch first = loader.next();
   EXPECT_EQ(first.skipped, 1);
@@ -250,45 +254,45 @@ TEST(CocoDetectionLoader, BadImagesAreSkippedAndCountedUnderSkip) {
               ElementsAre((folder / "image_2.jpg").string(), (folder / "image_4.jpg").string()));
 }
 
-TEST(CocoDetectionLoader, TruncatedJpegFailsUnderFail) {
+TEST(CocoSsdLoader, TruncatedJpegFailsUnderFail) {
   const fs::path folder = test_folder();
   const Annotations annotations = write_images(folder, five_images());
   const std::string jpeg = testing_files::contents_of(folder / "image_0.jpg");
   std::ofstream(folder / "image_0.jpg", std::ios::binary | std::ios::trunc)
       << jpeg.substr(0, jpeg.size() - 200);
-  DetectionLoader loader(annotations, folder.string(), options_for(false, 1));
+  SsdLoader loader(annotations, folder.string(), options_for(false, 1));
   loader.start({{0}}, 0);
   EXPECT_THAT(user_error_of([&] { loader.next(); }),
               HasSubstr((folder / "image_0.jpg").string() + ": not a decodable image (truncated JPEG"));
 }
 
-TEST(CocoDetectionLoader, DecodedSizeMustMatchTheAnnotations) {
+TEST(CocoSsdLoader, DecodedSizeMustMatchTheAnnotations) {
   const fs::path folder = test_folder();
   Annotations annotations = write_images(folder, five_images());
   annotations.images[3].width = 37;
-  DetectionLoader loader(annotations, folder.string(), options_for(false, 1));
+  SsdLoader loader(annotations, folder.string(), options_for(false, 1));
   loader.start({{3}}, 0);
   EXPECT_THAT(user_error_of([&] { loader.next(); }),
               AllOf(HasSubstr((folder / "image_3.jpg").string() + ": decoded size 36x36"),
                     HasSubstr("width x height 37x36"), HasSubstr("instances_test.json")));
 }
 
-TEST(CocoDetectionLoader, OptionsOutOfRangeAreUserErrors) {
+TEST(CocoSsdLoader, OptionsOutOfRangeAreUserErrors) {
   const fs::path folder = test_folder();
   const Annotations annotations = write_images(folder, {{8, 8, {{1, 1, 4, 4}}}});
-  DetectionLoaderOptions options = options_for(true, 0);
-  EXPECT_THAT(user_error_of([&] { DetectionLoader loader(annotations, folder.string(), options); }),
-              HasSubstr("coco detection loader: threads is 0"));
+  SsdLoaderOptions options = options_for(true, 0);
+  EXPECT_THAT(user_error_of([&] { SsdLoader loader(annotations, folder.string(), options); }),
+              HasSubstr("ssd loader: threads is 0"));
   options = options_for(true, 1);
   options.transform.crop_max_samples = 0;
-  EXPECT_THAT(user_error_of([&] { DetectionLoader loader(annotations, folder.string(), options); }),
-              HasSubstr("coco detection loader: crop_max_samples is 0"));
+  EXPECT_THAT(user_error_of([&] { SsdLoader loader(annotations, folder.string(), options); }),
+              HasSubstr("ssd loader: crop_max_samples is 0"));
 }
 
-TEST(CocoDetectionLoader, RecycledBuffersGiveTheSameBatches) {
+TEST(CocoSsdLoader, RecycledBuffersGiveTheSameBatches) {
   const fs::path folder = test_folder();
   const Annotations annotations = write_images(folder, five_images());
-  DetectionLoader loader(annotations, folder.string(), options_for(true, 2));
+  SsdLoader loader(annotations, folder.string(), options_for(true, 2));
   const std::vector<std::vector<int32_t>> plan = {{0, 1}, {2, 3}, {4, 0}, {1, 2}};
   loader.start(plan, 1);
   std::vector<std::vector<float>> first_pass;
@@ -306,4 +310,4 @@ TEST(CocoDetectionLoader, RecycledBuffersGiveTheSameBatches) {
 }
 
 }  // namespace
-}  // namespace mlh::coco
+}  // namespace mlh::ssd

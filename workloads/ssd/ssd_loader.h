@@ -1,8 +1,8 @@
-// The COCO batches of the SSD workload: a SampleLoader (datasets/sample_loader.h) whose per-sample
-// decode reads an image's JPEG (datasets/image_files.h), turns its annotations into normalised ltrb
-// boxes and applies the SSD train or eval transform (ssd_transforms.h) straight into the image's slice
-// of its batch's buffer (datasets/batch_pixels.h). Threads, prefetching, plan order, errors and
-// skipping are the SampleLoader's.
+// The COCO batches of the SSD workload: an ImageBatchLoader (datasets/image_batch_loader.h) whose
+// per-sample decode reads an image's JPEG (datasets/image_files.h), turns its annotations into
+// normalised ltrb boxes and applies the SSD train or eval transform (ssd_transforms.h) straight into
+// the image's slice of its batch's buffer. Threads, prefetching, plan order, errors and skipping are
+// the SampleLoader's.
 // Per-sample results depend only on (seed, epoch, image index): not on thread count, batch
 // composition or rank.
 //
@@ -19,18 +19,15 @@
 
 #include "datasets/batch_pixels.h"
 #include "datasets/coco/annotations.h"
-#include "datasets/coco/ssd_transforms.h"
-#include "datasets/sample_loader.h"
+#include "datasets/image_batch_loader.h"
+#include "workloads/ssd/ssd_transforms.h"
 
-namespace mlh::coco {
+namespace mlh::ssd {
 
-struct DetectionLoaderOptions {
-  int threads = 1;           // worker threads (>= 1)
-  int prefetch_batches = 2;  // batches decoded ahead of the one the consumer holds (>= 1)
+struct SsdLoaderOptions : ImageLoadingOptions {  // threads, prefetch_batches, on_bad_image
   SsdTransformOptions transform;  // out_size for both; the rest for training only
   bool train = true;              // train: draw_ssd_augmentation + ssd_train_transform; else eval
   uint64_t seed = 0;
-  BadSamplePolicy on_bad_image = BadSamplePolicy::kFail;
 };
 
 // One image's ground truth after its transform.
@@ -50,7 +47,7 @@ struct DetectionBatch {
 };
 
 // Pixel [x, y, w, h] boxes of `image` as normalised ltrb boxes and labels, as described above.
-void normalised_boxes_of(const Annotations& annotations, const Image& image,
+void normalised_boxes_of(const coco::Annotations& annotations, const coco::Image& image,
                          std::vector<float>& boxes_ltrb, std::vector<int64_t>& labels);
 
 // A bad image is one read_image_file (datasets/image_files.h) rejects (a file that is missing or
@@ -58,17 +55,17 @@ void normalised_boxes_of(const Annotations& annotations, const Image& image,
 // the annotations' width and height. It throws BadSample "<path>: <reason>". Under kSkip each one
 // prints "warning: skipping <path>: <reason>" to stderr when it is met. EXIF orientation is ignored
 // (as PIL's Image.open, which the reference uses).
-class DetectionLoader {
+class SsdLoader {
  public:
   // Keeps a reference to `annotations`, which must outlive the loader; image i is
   // <image_folder>/<annotations.images[i].file_name>. Starts the workers (idle until start()) and
   // sets OpenCV's own thread count to 1 (process-wide) so decodes do not oversubscribe. Throws
   // UserError for options out of range.
-  DetectionLoader(const Annotations& annotations, std::string image_folder,
-                  DetectionLoaderOptions options);
-  ~DetectionLoader();  // stops and joins the workers; safe while they are mid-batch
-  DetectionLoader(const DetectionLoader&) = delete;
-  DetectionLoader& operator=(const DetectionLoader&) = delete;
+  SsdLoader(const coco::Annotations& annotations, std::string image_folder,
+                  SsdLoaderOptions options);
+  ~SsdLoader();  // stops and joins the workers; safe while they are mid-batch
+  SsdLoader(const SsdLoader&) = delete;
+  SsdLoader& operator=(const SsdLoader&) = delete;
 
   // Starts decoding `batches` (each a list of indices into annotations.images) for `epoch`,
   // replacing any previous plan: batches of the old plan not yet delivered are dropped.
@@ -85,7 +82,7 @@ class DetectionLoader {
   void recycle(DetectionBatch batch);
   int64_t skipped_total() const;                   // skipped images in delivered batches
   std::vector<std::string> skipped_files() const;  // their paths, in delivery order (first 100)
-  int64_t image_floats() const { return pixels_.image_values(); }  // 3 * out_size * out_size
+  int64_t image_floats() const { return images_.image_values(); }  // 3 * out_size * out_size
 
  private:
   struct Sample {
@@ -94,12 +91,12 @@ class DetectionLoader {
     std::vector<int64_t> labels;
   };
   void decode(int32_t index, int64_t epoch, Sample& sample) const;
+  DetectionBatch targets_of(SampleBatch<Sample>& samples) const;  // moves the samples' boxes out
 
-  const Annotations& annotations_;
+  const coco::Annotations& annotations_;
   const std::string image_folder_;
-  const DetectionLoaderOptions options_;
-  BatchPixels pixels_;
-  SampleLoader<Sample> samples_;  // last: its workers use the members above
+  const SsdLoaderOptions options_;
+  ImageBatchLoader<float, Sample> images_;  // last: its workers use the members above
 };
 
-}  // namespace mlh::coco
+}  // namespace mlh::ssd

@@ -1,4 +1,4 @@
-#include "datasets/coco/ssd_transforms.h"
+#include "workloads/ssd/ssd_transforms.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include "datasets/counter_random.h"
 #include "tests/user_error_of.h"
 
-namespace mlh::coco {
+namespace mlh::ssd {
 namespace {
 
 using ::testing::ElementsAre;
@@ -428,4 +428,4 @@ TEST(CocoSsdTransforms, OptionsOutOfRangeAreUserErrors) {
 }
 
 }  // namespace
-}  // namespace mlh::coco
+}  // namespace mlh::ssd

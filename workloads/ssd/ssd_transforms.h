@@ -19,7 +19,7 @@
 
 #include <opencv2/core/mat.hpp>
 
-namespace mlh::coco {
+namespace mlh::ssd {
 
 inline constexpr float kSsdMeanRgb[3] = {0.485f, 0.456f, 0.406f};  // on the [0, 1] scale
 inline constexpr float kSsdStdRgb[3] = {0.229f, 0.224f, 0.225f};
@@ -126,4 +126,4 @@ void ssd_train_transform(const cv::Mat& bgr, const SsdAugmentation& augmentation
 // boxes need no change.
 void ssd_eval_transform(const cv::Mat& bgr, int out_size, float* out_chw);
 
-}  // namespace mlh::coco
+}  // namespace mlh::ssd
