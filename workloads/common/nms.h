@@ -1,7 +1,6 @@
-// Non-maximum suppression and the SSD post-processing (spec/workloads.md §3, Eval), after the MLPerf
-// reference's Encoder.decode_batch / decode_single (single_stage_detector/ssd/utils.py).
-// The IoU and candidate selection run on the inputs' device; the greedy pass over the suppression
-// matrix runs on the CPU (one copy of it per call, per image for decode_detections).
+// Non-maximum suppression as the MLPerf detection references do it (greedy, per class). The IoU and
+// candidate selection run on the inputs' device; the greedy pass over the suppression matrix runs on
+// the CPU (one copy of it per call).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +9,6 @@
 #include <torch/types.h>
 
 #include "workloads/common/box_ops.h"
-#include "workloads/common/default_boxes.h"
 
 namespace mlh::common {
 
@@ -21,26 +19,15 @@ namespace mlh::common {
 torch::Tensor batched_nms(const torch::Tensor& boxes_ltrb, const torch::Tensor& scores,
                           const torch::Tensor& class_ids, double iou_threshold);
 
-struct DetectionOptions {
-  double score_threshold = 0.05;          // a class score must exceed it
-  int64_t max_candidates_per_class = 200; // the best-scoring ones go into NMS
-  double nms_iou_threshold = 0.5;         // the reference's coco_eval overlap_threshold
-  int64_t max_detections_per_image = 200; // nms_max_detections
-  BoxCodingVariances variances;
-};
-
-struct ImageDetections {
-  torch::Tensor boxes_ltrb;  // [K, 4] float, normalised to the image, not clamped (as the reference)
-  torch::Tensor labels;      // [K] int64 class ids in 1..C-1
-  torch::Tensor scores;      // [K] float softmax probabilities, descending
-};
-
-// ploc [N, 4, D] offsets and plabel [N, C, D] logits (class 0 = background) as the SSD heads give them.
-// Per image: decode the boxes against the default boxes, softmax over classes; per class 1..C-1 keep
-// scores > score_threshold, the best max_candidates_per_class of them, NMS at nms_iou_threshold; then
-// the best max_detections_per_image over all classes. An image with no detection gets empty tensors
-// (the reference skips it).
-std::vector<ImageDetections> decode_detections(const torch::Tensor& ploc, const torch::Tensor& plabel,
-                                               const DefaultBoxes& defaults, const DetectionOptions& options = {});
+// The blocks of batched_nms, for a detector's own post-processing (SSD's decode_detections):
+// [..., k, k] bool on the CPU, whether box i suppresses box j: IoU >= iou_threshold, written as
+// !(IoU < threshold) so that NaN suppresses as in the reference.
+torch::Tensor suppression_matrix(const torch::Tensor& boxes_ltrb, double iou_threshold);
+// The greedy pass over the first `count` candidates (sorted by descending score): candidate i is kept
+// unless an earlier kept one suppresses it. Appends `offset + i` for each kept i.
+void greedy_keep(const torch::TensorAccessor<bool, 2>& suppresses, int64_t count, int64_t offset,
+                 std::vector<int64_t>& kept);
+// The indices that sort `values` along `dim` by descending value, equal values in index order.
+torch::Tensor sort_descending_stable(const torch::Tensor& values, int64_t dim);
 
 }  // namespace mlh::common

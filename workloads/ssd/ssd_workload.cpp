@@ -29,10 +29,10 @@
 #include "workloads/common/default_boxes.h"
 #include "workloads/common/loader_bench_step.h"
 #include "workloads/common/lr_schedules.h"
-#include "workloads/common/nms.h"
 #include "workloads/common/recipe_setting_groups.h"
 #include "workloads/common/workload_base.h"
 #include "workloads/ssd/ssd300.h"
+#include "workloads/ssd/ssd_detections.h"
 #include "workloads/ssd/ssd_loader.h"
 #include "workloads/ssd/ssd_trainer.h"
 
@@ -194,8 +194,8 @@ struct SsdSettings : ComputeSettings, BatchNormGroupSettings {
   }
 
   // The evaluation's post-processing, which the inference bench times as well.
-  common::DetectionOptions detection_options() const {
-    common::DetectionOptions o;
+  DetectionOptions detection_options() const {
+    DetectionOptions o;
     o.score_threshold = score_threshold;
     o.max_candidates_per_class = max_candidates_per_class;
     o.nms_iou_threshold = nms_iou_threshold;
@@ -407,7 +407,7 @@ class SsdWorkload final : public WorkloadBase<SsdSettings, SsdTrainer> {
     std::vector<std::vector<int32_t>> plan = part_in_batches(images, world_->size(), world_->rank(), s.eval_batch_size);
     const size_t batches = plan.size();
     eval_->start(std::move(plan), epoch);
-    const common::DetectionOptions options = s.detection_options();
+    const DetectionOptions options = s.detection_options();
     // This rank's detections as rows of 7 doubles: image id, category id, x, y, w, h (pixels), score.
     std::vector<double> rows;
     for (size_t b = 0; b < batches; ++b) {
@@ -418,8 +418,8 @@ class SsdWorkload final : public WorkloadBase<SsdSettings, SsdTrainer> {
         AutocastScope autocast(precision_, device_);
         std::tie(locations, scores) = model->forward(batch.images);
       }
-      const std::vector<common::ImageDetections> found =
-          common::decode_detections(locations.to(torch::kFloat), scores.to(torch::kFloat),
+      const std::vector<ImageDetections> found =
+          decode_detections(locations.to(torch::kFloat), scores.to(torch::kFloat),
                                     trainer_->default_boxes(), options);
       for (size_t i = 0; i < found.size(); ++i) {
         const DetectionTarget& target = batch.targets[i];
@@ -499,7 +499,7 @@ std::unique_ptr<BenchStep> make_model_bench_step(const SsdSettings& s, const Ben
   const torch::Tensor images = torch::randn({batch, 3, s.image_size, s.image_size}).to(device);
   DeviceBenchStep::Spec bench{device, precision, batch, "images", "nchw"};
   if (spec.mode == BenchMode::kInference) {
-    const common::DetectionOptions options = s.detection_options();
+    const DetectionOptions options = s.detection_options();
     return std::make_unique<DeviceBenchStep>(bench, [=] {
       trainer->model()->eval();
       torch::NoGradGuard no_grad;
@@ -508,7 +508,7 @@ std::unique_ptr<BenchStep> make_model_bench_step(const SsdSettings& s, const Ben
         AutocastScope autocast(precision, device);
         std::tie(locations, scores) = trainer->model()->forward(images);
       }
-      common::decode_detections(locations.to(torch::kFloat), scores.to(torch::kFloat), trainer->default_boxes(),
+      decode_detections(locations.to(torch::kFloat), scores.to(torch::kFloat), trainer->default_boxes(),
                                 options);
     });
   }
