@@ -61,6 +61,8 @@ class ImageBatchLoader {
     detail::use_one_opencv_thread();
   }
 
+  // Destroying the loader stops and joins the workers; safe while they are mid-batch.
+
   // Starts decoding `batches` for `epoch`, replacing any previous plan: batches of the old plan not
   // yet delivered are dropped.
   void start(std::vector<std::vector<int32_t>> batches, int64_t epoch) {
@@ -102,7 +104,8 @@ class ImageBatchLoader {
   void recycle(std::vector<Pixel> images) { pixels_.recycle(std::move(images)); }
 
   int64_t skipped_total() const { return samples_.skipped_total(); }  // in delivered batches
-  std::vector<std::string> skipped_files() const { return samples_.skipped_sources(); }  // first 100
+  // Their paths, in delivery order (the first 100).
+  std::vector<std::string> skipped_files() const { return samples_.skipped_sources(); }
   int64_t image_values() const { return pixels_.image_values(); }
 
  private:

@@ -59,36 +59,23 @@ void decode_sample(const ImageFolder& folder, const LoaderOptions& options, int3
 // "warning: skipping <path>: <reason>" to stderr when it is met.
 class BatchLoader {
  public:
-  // Keeps a reference to `folder`, which must outlive the loader. Starts the workers (idle until
-  // start()) and sets OpenCV's own thread count to 1 (process-wide) so decodes do not oversubscribe.
-  // Throws UserError for options out of range.
+  // Keeps a reference to `folder`, which must outlive the loader. Throws UserError for options out
+  // of range. The rest is ImageBatchLoader's (datasets/image_batch_loader.h): the workers, plan
+  // order, errors, skipping and pixel buffers; a batch lists indices into folder.files.
   BatchLoader(const ImageFolder& folder, LoaderOptions options);
   ~BatchLoader();  // stops and joins the workers; safe while they are mid-batch
   BatchLoader(const BatchLoader&) = delete;
   BatchLoader& operator=(const BatchLoader&) = delete;
 
-  // Starts decoding `batches` (each a list of indices into folder.files) for `epoch`, replacing any
-  // previous plan: batches of the old plan not yet delivered are dropped.
   void start(std::vector<std::vector<int32_t>> batches, int64_t epoch);
-  // The next batch of the plan, in plan order; blocks until it is ready. Throws the UserError of the
-  // batch's first bad image in plan order under kFail, naming the file; that batch is then dropped
-  // and the next call moves on to the following one. Calling past the end of the plan is an
-  // InternalError.
-  ImageBatch next();
-  // As next(), but writes the pixels into images_for(count), memory for `count` images that the
-  // caller owns (a pinned tensor's, say), instead of the returned batch's `images`, which stays
-  // empty: a copy of the batch less.
+  ImageBatch next();  // the pixels in the batch's own `images`
+  // The pixels in memory the caller owns (a pinned tensor's, say): a copy of the batch less.
   ImageBatch next_into(const std::function<uint8_t*(int64_t count)>& images_for);
-  // As next(), but the pixels stay in the memory that options.allocate_pixels gave the workers
-  // (batch.memory; empty for a batch of no slots) and `images` stays empty: no copy. Needs
-  // allocate_pixels (else an InternalError).
+  // The pixels where options.allocate_pixels had the workers write them (batch.memory): no copy.
   ImageBatch next_in_place();
-  // Optional: hands a consumed batch back so a later next() reuses its pixel buffer instead of
-  // allocating fresh memory (BatchPixels::recycle). Keeps up to 2 buffers. (The buffers the workers
-  // decode into are always reused.)
-  void recycle(ImageBatch batch);
-  int64_t skipped_total() const;                   // skipped images in delivered batches
-  std::vector<std::string> skipped_files() const;  // their paths, in delivery order (first 100)
+  void recycle(ImageBatch batch);  // its `images` for a later next()
+  int64_t skipped_total() const;
+  std::vector<std::string> skipped_files() const;
 
  private:
   struct ImageSample {

@@ -58,30 +58,20 @@ void normalised_boxes_of(const coco::Annotations& annotations, const coco::Image
 class SsdLoader {
  public:
   // Keeps a reference to `annotations`, which must outlive the loader; image i is
-  // <image_folder>/<annotations.images[i].file_name>. Starts the workers (idle until start()) and
-  // sets OpenCV's own thread count to 1 (process-wide) so decodes do not oversubscribe. Throws
-  // UserError for options out of range.
-  SsdLoader(const coco::Annotations& annotations, std::string image_folder,
-                  SsdLoaderOptions options);
+  // <image_folder>/<annotations.images[i].file_name>. Throws UserError for options out of range.
+  // The rest is ImageBatchLoader's (datasets/image_batch_loader.h): the workers, plan order, errors,
+  // skipping and pixel buffers; a batch lists indices into annotations.images.
+  SsdLoader(const coco::Annotations& annotations, std::string image_folder, SsdLoaderOptions options);
   ~SsdLoader();  // stops and joins the workers; safe while they are mid-batch
   SsdLoader(const SsdLoader&) = delete;
   SsdLoader& operator=(const SsdLoader&) = delete;
 
-  // Starts decoding `batches` (each a list of indices into annotations.images) for `epoch`,
-  // replacing any previous plan: batches of the old plan not yet delivered are dropped.
   void start(std::vector<std::vector<int32_t>> batches, int64_t epoch);
-  // The next batch of the plan, in plan order; blocks until it is ready. Throws the UserError of the
-  // batch's first bad image in plan order under kFail, naming the file; that batch is then dropped
-  // and the next call moves on. Calling past the end of the plan is an InternalError.
-  DetectionBatch next();
-  // As next(), but writes the pixels into images_for(count), memory for `count` images that the
-  // caller owns (a tensor's, say), instead of the returned batch's `images`, which stays empty.
+  DetectionBatch next();  // the pixels in the batch's own `images`
   DetectionBatch next_into(const std::function<float*(int64_t count)>& images_for);
-  // Optional: hands a consumed batch back so a later next() reuses its pixel buffer
-  // (BatchPixels::recycle). Keeps up to 2.
-  void recycle(DetectionBatch batch);
-  int64_t skipped_total() const;                   // skipped images in delivered batches
-  std::vector<std::string> skipped_files() const;  // their paths, in delivery order (first 100)
+  void recycle(DetectionBatch batch);  // its `images` for a later next()
+  int64_t skipped_total() const;
+  std::vector<std::string> skipped_files() const;
   int64_t image_floats() const { return images_.image_values(); }  // 3 * out_size * out_size
 
  private:
