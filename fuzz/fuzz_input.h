@@ -1,6 +1,7 @@
 // What every fuzz target shares: the contract check and a file for parsers that read from a path.
 // Contract: a parser given bad bytes throws mlh::UserError (BadSample is one); any other exception,
 // a crash, a hang, a leak or a sanitizer report is a finding. So targets catch UserError only.
+// Targets that also check properties of what they get back abort with MLH_FUZZ_EXPECT.
 #pragma once
 
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -35,4 +37,13 @@ inline std::string write_input(const std::string& name, const uint8_t* data, siz
   return path;
 }
 
+[[noreturn]] inline void expectation_failed(const char* condition, const char* file, int line) {
+  std::fprintf(stderr, "%s:%d: expected %s\n", file, line, condition);
+  std::abort();
+}
+
 }  // namespace mlh::fuzz
+
+// A property the code under test must give: when it does not hold, a finding (libFuzzer keeps the input).
+#define MLH_FUZZ_EXPECT(condition) \
+  ((condition) ? (void)0 : ::mlh::fuzz::expectation_failed(#condition, __FILE__, __LINE__))

@@ -1,5 +1,6 @@
 // The commands that read results instead of training: check (compliance rules), score (MLPerf
-// scores and reference convergence points) and report (tables and charts across platforms). Each
+// scores and reference convergence points), report (tables and charts across platforms) and
+// coco-eval (COCO detection metrics of a results file). Each
 // takes the arguments after its command word and returns the exit status; a bad command line or
 // unreadable input throws UserError (exit 2).
 #pragma once
@@ -30,5 +31,6 @@ inline boost::program_options::variables_map parse_with_positionals(
 int check_command(const std::vector<std::string>& args);
 int score_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
+int coco_eval_command(const std::vector<std::string>& args);
 
 }  // namespace mlh

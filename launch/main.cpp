@@ -1,5 +1,5 @@
 // The mlharness command: `run` (the default), `bench`, `prepare` and `list` train or measure; `check`,
-// `score` and `report` read results (launch/analysis_commands.h). Parses the command line with
+// `score`, `report` and `coco-eval` read results (launch/analysis_commands.h). Parses the command line with
 // Boost.Program_options, finds the config, and hands over to the engine. User errors print one line
 // and exit 2; under mpirun an error on any rank ends the whole job with its message.
 #include <unistd.h>
@@ -57,6 +57,8 @@ usage:
   mlharness check LOG... [--ruleset 0.7.0|0.6.0|...]        MLPerf compliance rules: PASS or FAIL
   mlharness score DIR... [--rcp] [--benchmark NAME]        MLPerf scores, epochs per seed, RCP test
   mlharness report DIR... --out DIR [--baseline PLATFORM]  tables and charts across platforms
+  mlharness coco-eval --annotations GT.json --detections DT.json [--iou-type bbox|segm] [--json OUT]
+                  COCO box or mask AP of a results file, as pycocotools' COCOeval computes it
   mlharness --workload NAME --help          also lists the workload's config keys
 
   mpirun -np 4 mlharness --workload ncf --seed 7      one process per device, data parallel
@@ -371,7 +373,7 @@ CommandLine parse_command_line(int argc, char** argv) {
     args.erase(args.begin());
   } else if (!args.empty() && !args[0].empty() && args[0][0] != '-') {
     throw UserError("unknown command '" + args[0] +
-                    "'; commands: run, bench, prepare, list, check, score, report (see --help)");
+                    "'; commands: run, bench, prepare, list, check, score, report, coco-eval (see --help)");
   }
   po::options_description all;
   all.add(common_options());
@@ -428,7 +430,8 @@ using AnalysisCommand = int (*)(const std::vector<std::string>&);
 // The commands that read results; each parses its own options.
 const std::map<std::string, AnalysisCommand>& analysis_commands() {
   static const std::map<std::string, AnalysisCommand> commands = {
-      {"check", check_command}, {"score", score_command}, {"report", report_command}};
+      {"check", check_command}, {"score", score_command}, {"report", report_command},
+      {"coco-eval", coco_eval_command}};
   return commands;
 }
 

@@ -52,41 +52,6 @@ std::string value_text(const json& value) {
   return text;
 }
 
-// Decodes the COCO API's compressed RLE string (6 bits a character from '0', 5 of value and a
-// continuation bit, the last character's 0x10 the sign; counts after the third are deltas from the
-// count two before). Returns an empty string or what is wrong.
-std::string decode_compressed_rle(const std::string& text, std::vector<uint32_t>& counts) {
-  counts.clear();
-  counts.reserve(text.size() / 2 + 1);
-  size_t position = 0;
-  while (position < text.size()) {
-    int64_t value = 0;
-    int shift = 0;
-    bool more = true;
-    while (more) {
-      if (position >= text.size()) return "ends inside a count";
-      const int code = static_cast<unsigned char>(text[position]) - 48;
-      if (code < 0 || code > 63) {
-        return "character '" + std::string(1, text[position]) + "' at offset " + std::to_string(position) +
-               " is outside '0'..'o'";
-      }
-      if (shift > 55) return "count at offset " + std::to_string(position) + " is too long";
-      value |= static_cast<int64_t>(code & 0x1f) << shift;
-      shift += 5;
-      more = (code & 0x20) != 0;
-      ++position;
-      if (!more && (code & 0x10) != 0) value |= -(int64_t{1} << shift);
-    }
-    if (counts.size() > 2) value += counts[counts.size() - 2];
-    if (value < 0 || value > std::numeric_limits<uint32_t>::max()) {
-      return "count " + std::to_string(counts.size()) + " decodes to " + std::to_string(value) +
-             ", outside 0..2^32-1";
-    }
-    counts.push_back(static_cast<uint32_t>(value));
-  }
-  return "";
-}
-
 class Reader {
  public:
   Reader(const std::string& path, const ReadOptions& options) : options_(options) { result_.path = path; }
@@ -297,7 +262,7 @@ class Reader {
     const auto counts = value.find("counts");
     if (counts == value.end()) fail(where, "segmentation.counts", "is missing");
     if (counts->is_string()) {
-      const std::string problem = decode_compressed_rle(counts->get_ref<const std::string&>(), rle.counts);
+      const std::string problem = decode_rle_string(counts->get_ref<const std::string&>(), rle.counts);
       if (!problem.empty()) fail(where, "segmentation.counts", "compressed RLE " + problem);
     } else if (counts->is_array()) {
       rle.counts.reserve(counts->size());
@@ -389,6 +354,15 @@ class Reader {
 
 Annotations read_annotations(const std::string& json_path, const ReadOptions& options) {
   return Reader(json_path, options).read();
+}
+
+RunLengthMask annotation_mask(const Segmentation& segmentation, int64_t image_height, int64_t image_width) {
+  switch (segmentation.kind) {
+    case Segmentation::Kind::kPolygons: return polygons_to_mask(segmentation.polygons, image_height, image_width);
+    case Segmentation::Kind::kRle: return segmentation.rle;
+    case Segmentation::Kind::kNone: break;
+  }
+  return polygons_to_mask({}, image_height, image_width);
 }
 
 }  // namespace mlh::coco

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "datasets/coco/rle.h"
+
 namespace mlh::coco {
 
 struct Category {
@@ -27,19 +29,12 @@ struct Category {
   int64_t label = 0;  // contiguous, 1-based, in ascending id order
 };
 
-// Run-length encoding of a height x width binary mask in column-major order, counts alternating
-// 0-runs and 1-runs, starting with 0s (the COCO API's convention).
-struct RunLengthMask {
-  int64_t height = 0, width = 0;
-  std::vector<uint32_t> counts;
-};
-
 struct Segmentation {
   enum class Kind { kNone, kPolygons, kRle };
   Kind kind = Kind::kNone;
   std::vector<std::vector<double>> polygons;  // kPolygons: each x0,y0,x1,y1,... (at least 3 points)
                                               // kNone when every polygon was dropped, or none given
-  RunLengthMask rle;                          // kRle
+  RunLengthMask rle;                          // kRle: as the file gives it, its own size
 };
 
 struct Annotation {
@@ -89,5 +84,10 @@ struct Annotations {
 // .iscrowd (0/1 or a boolean, default 0), .segmentation. Each list is converted element by element
 // as it is parsed, so the 448 MB train file never sits in memory as a JSON tree.
 Annotations read_annotations(const std::string& json_path, const ReadOptions& options = {});
+
+// The annotation's mask as COCO.annToRLE makes it, on its image (height x width): polygons
+// rasterised and merged into one mask; RLE as given. An annotation with no segmentation (pycocotools
+// fails on it) is an empty mask of the image's size.
+RunLengthMask annotation_mask(const Segmentation& segmentation, int64_t image_height, int64_t image_width);
 
 }  // namespace mlh::coco

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "datasets/coco/annotations.h"
-#include "datasets/coco/box_eval.h"
+#include "datasets/coco/coco_eval.h"
 #include "datasets/coco/detections_json.h"
 #include "tests/test_files.h"
 #include "tests/user_error_of.h"
@@ -23,6 +23,11 @@ using testing_files::contents_of;
 using testing_files::fresh_test_folder;
 
 const fs::path kGoldens = fs::path(MLH_SOURCE_DIR) / "tests/datasets/data/coco_eval";
+
+CocoEvalStats evaluate_boxes(const Annotations& ground_truth, const std::vector<Detection>& detections,
+                             const std::vector<int64_t>& image_ids = {}) {
+  return evaluate_detections(ground_truth, detections, IouType::kBox, image_ids);
+}
 
 nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(contents_of(path)); }
 
@@ -75,14 +80,14 @@ INSTANTIATE_TEST_SUITE_P(Cases, CocoBoxEvalGolden,
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST(CocoBoxEval, FormatsAsSummarizePrints) {
-  const BoxEvalStats stats = evaluate_boxes(read_case_annotations("random"), read_case_detections("random"));
-  EXPECT_EQ(format_box_eval_stats(stats), contents_of(kGoldens / "random" / "summary.txt"));
+  const CocoEvalStats stats = evaluate_boxes(read_case_annotations("random"), read_case_detections("random"));
+  EXPECT_EQ(format_coco_eval_stats(stats), contents_of(kGoldens / "random" / "summary.txt"));
 }
 
 TEST(CocoBoxEval, FormatsMinusOne) {
-  BoxEvalStats stats;
+  CocoEvalStats stats;
   stats.ap = 0.23456;
-  const std::string text = format_box_eval_stats(stats);
+  const std::string text = format_coco_eval_stats(stats);
   EXPECT_EQ(text.substr(0, text.find('\n')),
             " Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 0.235");
   EXPECT_NE(text.find(" Average Recall     (AR) @[ IoU=0.50:0.95 | area= large | maxDets=100 ] = -1.000\n"),
@@ -90,10 +95,10 @@ TEST(CocoBoxEval, FormatsMinusOne) {
 }
 
 TEST(CocoBoxEval, NoDetectionsScoreZeroWhereThereAreObjects) {
-  const BoxEvalStats stats = evaluate_boxes(read_case_annotations("area_ranges"), {});
+  const CocoEvalStats stats = evaluate_boxes(read_case_annotations("area_ranges"), {});
   for (double value : stats.as_array()) EXPECT_EQ(value, 0.0);
   // crowd's ground truth has no large objects: -1 there, as pycocotools gives.
-  const BoxEvalStats crowd = evaluate_boxes(read_case_annotations("crowd"), {});
+  const CocoEvalStats crowd = evaluate_boxes(read_case_annotations("crowd"), {});
   EXPECT_EQ(crowd.ap, 0.0);
   EXPECT_EQ(crowd.ap_large, -1.0);
   EXPECT_EQ(crowd.ar_large, -1.0);
@@ -102,7 +107,7 @@ TEST(CocoBoxEval, NoDetectionsScoreZeroWhereThereAreObjects) {
 TEST(CocoBoxEval, DetectionOnAnImageNotInTheGroundTruthIsAUserError) {
   const Annotations ground_truth = read_case_annotations("perfect");
   std::vector<Detection> detections = read_case_detections("perfect");
-  detections.push_back({999, 1, 0, 0, 10, 10, 0.5});
+  detections.push_back(box_detection(999, 1, 0, 0, 10, 10, 0.5));
   const std::string message = user_error_of([&] { evaluate_boxes(ground_truth, detections); });
   EXPECT_NE(message.find("perfect/instances.json"), std::string::npos) << message;
   EXPECT_NE(message.find("image_id 999"), std::string::npos) << message;
@@ -178,14 +183,14 @@ TEST(CocoBoxEval, FiveThousandImagesOfExactDetectionsScoreOne) {
   std::vector<Detection> detections;
   detections.reserve(5000 * 100);
   for (const Annotation& a : gt.annotations) {
-    detections.push_back({a.image_id, a.category_id, a.x, a.y, a.w, a.h, 0.5 + 0.4 * (a.id % 97) / 97.0});
+    detections.push_back(box_detection(a.image_id, a.category_id, a.x, a.y, a.w, a.h, 0.5 + 0.4 * (a.id % 97) / 97.0));
   }
   for (const Image& image : gt.images) {
     for (int f = 0; f < 80; ++f) {
-      detections.push_back({image.id, 1 + (f * 3 + image.id) % 80, 300.0 + f, 300.0, 20.0, 20.0, 0.01 * (f % 40)});
+      detections.push_back(box_detection(image.id, 1 + (f * 3 + image.id) % 80, 300.0 + f, 300.0, 20.0, 20.0, 0.01 * (f % 40)));
     }
   }
-  const BoxEvalStats stats = evaluate_boxes(gt, detections);
+  const CocoEvalStats stats = evaluate_boxes(gt, detections);
   // Precision is tp / (tp + fp + machine epsilon), a hair under 1.
   for (double value : stats.as_array()) EXPECT_NEAR(value, 1.0, 1e-12);
 }
@@ -193,9 +198,9 @@ TEST(CocoBoxEval, FiveThousandImagesOfExactDetectionsScoreOne) {
 TEST(CocoDetectionsJson, RoundTripsEveryDoubleExactly) {
   const fs::path path = fresh_test_folder("coco_detections_json") / "detections.json";
   const std::vector<Detection> detections = {
-      {397133, 1, 0.1 + 0.2, 1.0 / 3.0, 123456.789012345678, 1e-7, 0.123456789012345},
-      {1, 90, -0.0, 5e-324, 1e300, 2.0, 1.0},
-      {-5, 0, 0, 0, 0, 0, 0},
+      box_detection(397133, 1, 0.1 + 0.2, 1.0 / 3.0, 123456.789012345678, 1e-7, 0.123456789012345),
+      box_detection(1, 90, -0.0, 5e-324, 1e300, 2.0, 1.0),
+      box_detection(-5, 0, 0, 0, 0, 0, 0),
   };
   write_detections_json(path.string(), detections);
   EXPECT_FALSE(fs::exists(path.string() + ".tmp"));
@@ -226,7 +231,7 @@ TEST(CocoDetectionsJson, WrittenGoldenDetectionsScoreTheSame) {
 TEST(CocoDetectionsJson, NonFiniteValueIsAUserError) {
   const fs::path path = fresh_test_folder("coco_detections_json") / "detections.json";
   const std::string message = user_error_of(
-      [&] { write_detections_json(path.string(), {{1, 1, 0, 0, 1, 1, 0.5}, {1, 1, 0, 0, 1, 1, std::nan("")}}); });
+      [&] { write_detections_json(path.string(), {box_detection(1, 1, 0, 0, 1, 1, 0.5), box_detection(1, 1, 0, 0, 1, 1, std::nan(""))}); });
   EXPECT_NE(message.find("detection 1"), std::string::npos) << message;
   EXPECT_NE(message.find("score"), std::string::npos) << message;
   EXPECT_FALSE(fs::exists(path));

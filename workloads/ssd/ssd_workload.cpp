@@ -13,7 +13,7 @@
 #include "base/user_error.h"
 #include "compliance/mllog_keys.h"
 #include "datasets/coco/annotations.h"
-#include "datasets/coco/box_eval.h"
+#include "datasets/coco/coco_eval.h"
 #include "datasets/coco/detections_json.h"
 #include "datasets/coco/synthetic.h"
 #include "datasets/generated_folder.h"
@@ -442,11 +442,11 @@ class SsdWorkload final : public WorkloadBase<SsdSettings, SsdTrainer> {
     std::vector<coco::Detection> detections;
     detections.reserve(all.size() / 7);
     for (size_t r = 0; r + 7 <= all.size(); r += 7)
-      detections.push_back(coco::Detection{static_cast<int64_t>(all[r]), static_cast<int64_t>(all[r + 1]), all[r + 2],
-                                           all[r + 3], all[r + 4], all[r + 5], all[r + 6]});
+      detections.push_back(coco::box_detection(static_cast<int64_t>(all[r]), static_cast<int64_t>(all[r + 1]), all[r + 2],
+                                                all[r + 3], all[r + 4], all[r + 5], all[r + 6]));
     if (s.write_detections && world_->is_root())
       coco::write_detections_json(output_stem_ + "_detections_epoch" + std::to_string(epoch) + ".json", detections);
-    const coco::BoxEvalStats stats = coco::evaluate_boxes(eval_annotations_, detections);
+    const coco::CocoEvalStats stats = coco::evaluate_detections(eval_annotations_, detections, coco::IouType::kBox);
     Quality quality;
     quality.values["mAP"] = stats.ap;
     quality.values["AP50"] = stats.ap50;

@@ -1,15 +1,19 @@
 // Mirrors pycocotools 2.0 cocoeval.py (evaluate, evaluateImg, accumulate, summarize) and
-// maskApi.c's bbIou. Work is done one category at a time: ground truths and detections are bucketed
+// maskApi.c's bbIou (rleIou lives in rle.cpp). Work is done one category at a time: ground truths and detections are bucketed
 // by (category, image) once, each bucket's IoU matrix is computed once and reused for the four area
 // ranges, and the category's detections are sorted by score once for the three maxDets (each
 // image's first maxDet detections are a subsequence of the stable order of all of them).
-#include "datasets/coco/box_eval.h"
+#include "datasets/coco/coco_eval.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <numeric>
+#include <thread>
 
 #include "base/user_error.h"
 
@@ -60,6 +64,29 @@ double box_iou(const Detection& d, double detection_area, const Annotation& g, d
   return intersection / union_area;
 }
 
+// Calls work(index, worker) for every index in [0, count) on `num_threads` threads (worker in
+// [0, num_threads)), indices handed out in turn; the first exception thrown is rethrown here.
+template <typename Work>
+void for_each_in_parallel(int64_t count, int num_threads, const Work& work) {
+  std::atomic<int64_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  const auto worker = [&](int id) {
+    try {
+      for (int64_t i = next++; i < count; i = next++) work(i, id);
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next = count;
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int id = 1; id < num_threads && id < count; ++id) helpers.emplace_back(worker, id);
+  worker(0);
+  for (std::thread& helper : helpers) helper.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
 // Items bucketed by key, each bucket in input order: items[offsets[key] .. offsets[key + 1]).
 struct Buckets {
   std::vector<int32_t> offsets;
@@ -89,6 +116,20 @@ struct Sums {
   double recall_sum[kNumAreaRanges][kNumMaxDets][kNumIouThresholds] = {};
   int64_t recall_count[kNumAreaRanges][kNumMaxDets][kNumIouThresholds] = {};
 
+  // Adds another's entries, as accumulating them here one by one after these would.
+  void add(const Sums& other) {
+    for (int a = 0; a < kNumAreaRanges; ++a) {
+      for (int m = 0; m < kNumMaxDets; ++m) {
+        for (int t = 0; t < kNumIouThresholds; ++t) {
+          precision_sum[a][m][t] += other.precision_sum[a][m][t];
+          precision_count[a][m][t] += other.precision_count[a][m][t];
+          recall_sum[a][m][t] += other.recall_sum[a][m][t];
+          recall_count[a][m][t] += other.recall_count[a][m][t];
+        }
+      }
+    }
+  }
+
   // Mean over the IoU thresholds in [first, last] (np.mean(s[s > -1]), -1 when there are none).
   double mean(bool precision, int area, int max_dets, int first, int last) const {
     double sum = 0;
@@ -105,7 +146,7 @@ struct Sums {
 struct Scratch {
   // one (category, image) bucket
   std::vector<int32_t> detections;    // indices into the detection list, sorted by score, cut at 100
-  std::vector<double> detection_areas;
+  std::vector<double> detection_areas;  // for the area ranges
   std::vector<double> ious;           // [detection][ground truth in bucket order]
   std::vector<int32_t> ground_truth_order;  // non-ignored first, per area range
   std::vector<uint8_t> ground_truth_ignored;  // in ground_truth_order
@@ -118,23 +159,32 @@ struct Scratch {
   std::vector<int32_t> kept;          // score_order less those beyond maxDet in their image
   std::vector<uint8_t> kept_outcomes; // [area][threshold][kept]
   std::vector<double> precision, recall;
+  int64_t non_ignored_ground_truths[kNumAreaRanges] = {};  // of the current category
 };
 
 class Evaluator {
  public:
-  Evaluator(const Annotations& ground_truth, const std::vector<Detection>& detections,
-            const std::vector<int64_t>& image_ids)
-      : gt_(ground_truth), detections_(detections) {
+  Evaluator(const Annotations& ground_truth, const std::vector<Detection>& detections, IouType iou_type,
+            const std::vector<int64_t>& image_ids, int num_threads)
+      : gt_(ground_truth), detections_(detections), iou_type_(iou_type), num_threads_(std::max(1, num_threads)) {
     iou_thresholds_ = coco_iou_thresholds();
     select_images(image_ids);
     bucket();
+    if (iou_type_ == IouType::kSegmentation) make_masks();
   }
 
-  BoxEvalStats run() {
-    for (int64_t category = 0; category < gt_.num_classes(); ++category) evaluate_category(category);
+  // Categories are independent: workers take them in turn, each category's sums are kept apart and
+  // added in category order, so the numbers do not depend on the thread count.
+  CocoEvalStats run() {
+    const int64_t num_categories = gt_.num_classes();
+    std::vector<Sums> category_sums(static_cast<size_t>(num_categories));
+    std::vector<Scratch> scratch(static_cast<size_t>(num_threads_));
+    for_each_in_parallel(num_categories, num_threads_, [&](int64_t category, int worker) {
+      evaluate_category(category, scratch[static_cast<size_t>(worker)], category_sums[static_cast<size_t>(category)]);
+    });
+    for (const Sums& sums : category_sums) sums_.add(sums);
     return summarize();
   }
-
  private:
   void select_images(const std::vector<int64_t>& image_ids) {
     std::vector<int64_t> ids = image_ids;
@@ -189,10 +239,47 @@ class Evaluator {
     detections_by_key_ = bucket_by_key(keys, num_keys);
   }
 
+  // COCOeval._prepare's _toMask: each ground truth's mask (annToRLE) and each mask's box, once.
+  void make_masks() {
+    truth_boxes_.assign(gt_.annotations.size(), {0, 0, 0, 0});
+    truth_masks_.resize(gt_.annotations.size());
+    for_each_in_parallel(static_cast<int64_t>(selected_images_.size()), num_threads_, [this](int64_t position, int) {
+      const Image& image = gt_.images[static_cast<size_t>(selected_images_[static_cast<size_t>(position)])];
+      for (int32_t a : image.annotations) {
+        RunLengthMask& mask = truth_masks_[static_cast<size_t>(a)];
+        mask = annotation_mask(gt_.annotations[static_cast<size_t>(a)].segmentation, image.height, image.width);
+        truth_boxes_[static_cast<size_t>(a)] = mask_box(mask);
+      }
+    });
+    for (int32_t d : detections_by_key_.items) {
+      const Detection& detection = detections_[static_cast<size_t>(d)];
+      if (detection.segmentation.counts.empty()) {
+        throw UserError("detection " + std::to_string(d) + " (image_id " + std::to_string(detection.image_id) +
+                        ") has no segmentation; segm evaluation needs a mask for every detection");
+      }
+    }
+    detection_boxes_.assign(detections_.size(), {0, 0, 0, 0});
+    const int64_t num_keyed = static_cast<int64_t>(detections_by_key_.items.size());
+    for_each_in_parallel(num_keyed, num_threads_, [this](int64_t i, int) {
+      const int32_t d = detections_by_key_.items[static_cast<size_t>(i)];
+      detection_boxes_[static_cast<size_t>(d)] = mask_box(detections_[static_cast<size_t>(d)].segmentation);
+    });
+  }
+
+  double overlap(int32_t detection_index, int32_t truth_index) const {
+    const Detection& detection = detections_[static_cast<size_t>(detection_index)];
+    const Annotation& truth = gt_.annotations[static_cast<size_t>(truth_index)];
+    if (iou_type_ == IouType::kBox) {
+      return box_iou(detection, detection.w * detection.h, truth, truth.w * truth.h, truth.iscrowd);
+    }
+    return mask_iou(detection.segmentation, detection_boxes_[static_cast<size_t>(detection_index)],
+                    truth_masks_[static_cast<size_t>(truth_index)], truth_boxes_[static_cast<size_t>(truth_index)],
+                    truth.iscrowd);
+  }
+
   // evaluateImg for one image of the category at all area ranges; appends the image's detections
   // (score order, at most 100) and their outcomes to the category's lists.
-  void evaluate_image(int64_t key) {
-    Scratch& s = scratch_;
+  void evaluate_image(int64_t key, Scratch& s) const {
     const size_t bucket = static_cast<size_t>(key);
     const int32_t* gts = ground_truth_.items.data() + ground_truth_.offsets[bucket];
     const int num_gts = ground_truth_.offsets[bucket + 1] - ground_truth_.offsets[bucket];
@@ -208,17 +295,13 @@ class Evaluator {
     s.detections.resize(static_cast<size_t>(num_dts));
     s.detection_areas.resize(static_cast<size_t>(num_dts));
     for (int d = 0; d < num_dts; ++d) {
-      const Detection& detection = detections_[static_cast<size_t>(s.detections[static_cast<size_t>(d)])];
-      s.detection_areas[static_cast<size_t>(d)] = detection.w * detection.h;
+      s.detection_areas[static_cast<size_t>(d)] =
+          detections_[static_cast<size_t>(s.detections[static_cast<size_t>(d)])].area_for_ranges();
     }
     s.ious.resize(static_cast<size_t>(num_dts) * static_cast<size_t>(num_gts));
     for (int g = 0; g < num_gts; ++g) {
-      const Annotation& truth = gt_.annotations[static_cast<size_t>(gts[g])];
-      const double truth_area = truth.w * truth.h;
       for (int d = 0; d < num_dts; ++d) {
-        s.ious[static_cast<size_t>(d) * num_gts + g] =
-            box_iou(detections_[static_cast<size_t>(s.detections[static_cast<size_t>(d)])],
-                    s.detection_areas[static_cast<size_t>(d)], truth, truth_area, truth.iscrowd);
+        s.ious[static_cast<size_t>(d) * num_gts + g] = overlap(s.detections[static_cast<size_t>(d)], gts[g]);
       }
     }
 
@@ -245,7 +328,7 @@ class Evaluator {
         }
       }
       for (uint8_t ignored : s.ground_truth_ignored) {
-        if (!ignored) ++non_ignored_ground_truths_[area];
+        if (!ignored) ++s.non_ignored_ground_truths[area];
       }
       for (int t = 0; t < kNumIouThresholds; ++t) {
         s.ground_truth_matched.assign(static_cast<size_t>(num_gts), 0);
@@ -287,14 +370,13 @@ class Evaluator {
 
   // accumulate for one category: precision at the recall points and final recall per area range,
   // maxDets and threshold, added to the summary sums.
-  void evaluate_category(int64_t category) {
-    Scratch& s = scratch_;
+  void evaluate_category(int64_t category, Scratch& s, Sums& sums) const {
     s.sort_keys.clear();
     s.rank_in_image.clear();
     s.outcomes.clear();
-    std::fill(std::begin(non_ignored_ground_truths_), std::end(non_ignored_ground_truths_), 0);
+    std::fill(std::begin(s.non_ignored_ground_truths), std::end(s.non_ignored_ground_truths), 0);
     const int64_t num_images = static_cast<int64_t>(selected_images_.size());
-    for (int64_t position = 0; position < num_images; ++position) evaluate_image(category * num_images + position);
+    for (int64_t position = 0; position < num_images; ++position) evaluate_image(category * num_images + position, s);
 
     const int64_t num_detections = static_cast<int64_t>(s.sort_keys.size());
     s.score_order.resize(static_cast<size_t>(num_detections));
@@ -318,7 +400,7 @@ class Evaluator {
       s.precision.resize(num_kept);
       s.recall.resize(num_kept);
       for (int area = 0; area < kNumAreaRanges; ++area) {
-        const int64_t num_positives = non_ignored_ground_truths_[area];
+        const int64_t num_positives = s.non_ignored_ground_truths[area];
         if (num_positives == 0) continue;  // -1: left out of the means
         for (int t = 0; t < kNumIouThresholds; ++t) {
           const uint8_t* outcomes =
@@ -330,8 +412,8 @@ class Evaluator {
             s.recall[i] = true_positives / static_cast<double>(num_positives);
             s.precision[i] = true_positives / (false_positives + true_positives + kSpacingOfOne);
           }
-          sums_.recall_sum[area][m][t] += num_kept > 0 ? s.recall[num_kept - 1] : 0.0;
-          sums_.recall_count[area][m][t] += 1;
+          sums.recall_sum[area][m][t] += num_kept > 0 ? s.recall[num_kept - 1] : 0.0;
+          sums.recall_count[area][m][t] += 1;
           for (size_t i = num_kept; i-- > 1;) {
             if (s.precision[i] > s.precision[i - 1]) s.precision[i - 1] = s.precision[i];
           }
@@ -344,8 +426,8 @@ class Evaluator {
             if (i == num_kept) break;
             precision_sum += s.precision[i];
           }
-          sums_.precision_sum[area][m][t] += precision_sum;
-          sums_.precision_count[area][m][t] += kNumRecallThresholds;
+          sums.precision_sum[area][m][t] += precision_sum;
+          sums.precision_count[area][m][t] += kNumRecallThresholds;
         }
       }
     }
@@ -359,14 +441,14 @@ class Evaluator {
     return -1;
   }
 
-  BoxEvalStats summarize() const {
+  CocoEvalStats summarize() const {
     constexpr int kAll = 0, kSmall = 1, kMedium = 2, kLarge = 3, kLast = kNumIouThresholds - 1;
     constexpr int k1 = 0, k10 = 1, k100 = 2;
     const auto at_threshold = [this](double iou) {
       const int t = threshold_index(iou);
       return t < 0 ? -1.0 : sums_.mean(true, kAll, k100, t, t);
     };
-    BoxEvalStats stats;
+    CocoEvalStats stats;
     stats.ap = sums_.mean(true, kAll, k100, 0, kLast);
     stats.ap50 = at_threshold(0.5);
     stats.ap75 = at_threshold(0.75);
@@ -384,19 +466,22 @@ class Evaluator {
 
   const Annotations& gt_;
   const std::vector<Detection>& detections_;
+  IouType iou_type_;
+  int num_threads_;
+  std::vector<RunLengthMask> truth_masks_;            // kSegmentation: per annotation of a selected image
+  std::vector<std::array<double, 4>> truth_boxes_;    // their mask_box()es
+  std::vector<std::array<double, 4>> detection_boxes_;  // kSegmentation: per detection, its mask's box
   std::array<double, kNumIouThresholds> iou_thresholds_{};
   std::vector<int32_t> selected_images_;     // indices into gt_.images, ascending image id
   std::vector<int32_t> position_of_image_;   // per gt_.images index: position in selected_images_ or -1
   Buckets ground_truth_;                     // by category * images + position
   Buckets detections_by_key_;
-  int64_t non_ignored_ground_truths_[kNumAreaRanges] = {};  // of the current category
-  Scratch scratch_;
   Sums sums_;
 };
 
 }  // namespace
 
-std::array<double, 12> BoxEvalStats::as_array() const {
+std::array<double, 12> CocoEvalStats::as_array() const {
   return {ap, ap50, ap75, ap_small, ap_medium, ap_large, ar1, ar10, ar100, ar_small, ar_medium, ar_large};
 }
 
@@ -410,12 +495,14 @@ const std::array<double, 101>& coco_recall_thresholds() {
   return thresholds;
 }
 
-BoxEvalStats evaluate_boxes(const Annotations& ground_truth, const std::vector<Detection>& detections,
-                            const std::vector<int64_t>& image_ids) {
-  return Evaluator(ground_truth, detections, image_ids).run();
+const char* iou_type_name(IouType type) { return type == IouType::kBox ? "bbox" : "segm"; }
+
+CocoEvalStats evaluate_detections(const Annotations& ground_truth, const std::vector<Detection>& detections,
+                                  IouType iou_type, const std::vector<int64_t>& image_ids, int num_threads) {
+  return Evaluator(ground_truth, detections, iou_type, image_ids, num_threads).run();
 }
 
-std::string format_box_eval_stats(const BoxEvalStats& stats) {
+std::string format_coco_eval_stats(const CocoEvalStats& stats) {
   struct Line {
     bool precision;
     const char* iou;
