@@ -64,11 +64,12 @@ def write_instances(path, images, categories, annotations):
         f.write('"annotations": [\n' + ",\n".join(json.dumps(a) for a in annotations) + "\n]}\n")
 
 
-def evaluate(instances_path, detections_path, image_ids):
+def evaluate(instances_path, detections_path, image_ids, iou_type="bbox"):
+    """COCOeval's stats (12 floats) and summarize()'s printout; image_ids: params.imgIds, or [] for all."""
     with contextlib.redirect_stdout(io.StringIO()):
         ground_truth = COCO(instances_path)
         results = ground_truth.loadRes(detections_path)
-        coco_eval = COCOeval(ground_truth, results, iouType="bbox")
+        coco_eval = COCOeval(ground_truth, results, iouType=iou_type)
         if image_ids:
             coco_eval.params.imgIds = image_ids
         coco_eval.evaluate()

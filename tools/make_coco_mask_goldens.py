@@ -43,8 +43,6 @@ Run it from the repository root with a Python that has pycocotools (not needed t
     /root/.cache/mlharness/pyref/bin/python tools/make_coco_mask_goldens.py
 """
 
-import contextlib
-import io
 import json
 import math
 import os
@@ -53,8 +51,9 @@ import sys
 import numpy as np
 import pycocotools
 from pycocotools import mask as mask_utils
-from pycocotools.coco import COCO
-from pycocotools.cocoeval import COCOeval
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_coco_eval_goldens import category, evaluate, write_instances, write_list_json  # noqa: E402
 
 OUT = os.path.join("tests", "datasets", "data", "coco_mask")
 
@@ -173,9 +172,6 @@ def erode(m, steps=1):
     return m
 
 
-def write_list_json(path, items):
-    with open(path, "w") as f:
-        f.write("[\n" + ",\n".join(json.dumps(item) for item in items) + "\n]\n")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -558,8 +554,6 @@ def image(image_id, width, height):
     return {"id": image_id, "file_name": "%012d.jpg" % image_id, "width": width, "height": height}
 
 
-def category(category_id):
-    return {"id": category_id, "name": "class%d" % category_id, "supercategory": "thing"}
 
 
 def annotation(ann_id, im, category_id, segmentation, area=None, iscrowd=0):
@@ -604,26 +598,8 @@ def ann_mask(ann, im):
     return mask_utils.decode(rle_of(seg["counts"], im["height"], im["width"]))
 
 
-def write_instances(path, images, categories, annotations):
-    with open(path, "w") as f:
-        f.write('{"images": [\n' + ",\n".join(json.dumps(i) for i in images) + "\n],\n")
-        f.write('"categories": [\n' + ",\n".join(json.dumps(c) for c in categories) + "\n],\n")
-        f.write('"annotations": [\n' + ",\n".join(json.dumps(a) for a in annotations) + "\n]}\n")
 
 
-def evaluate(instances_path, detections_path, iou_type, image_ids):
-    with contextlib.redirect_stdout(io.StringIO()):
-        ground_truth = COCO(instances_path)
-        results = ground_truth.loadRes(detections_path)
-        coco_eval = COCOeval(ground_truth, results, iouType=iou_type)
-        if image_ids:
-            coco_eval.params.imgIds = image_ids
-        coco_eval.evaluate()
-        coco_eval.accumulate()
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        coco_eval.summarize()
-    return [float(s) for s in coco_eval.stats], printed.getvalue()
 
 
 def write_case(name, images, categories, annotations, detections, subsets=(), keep_summary=False):
@@ -637,7 +613,7 @@ def write_case(name, images, categories, annotations, detections, subsets=(), ke
     for iou_type in ("segm", "bbox"):
         expected[iou_type] = []
         for image_ids in [[]] + [list(s) for s in subsets]:
-            stats, summary = evaluate(instances_path, detections_path, iou_type, image_ids)
+            stats, summary = evaluate(instances_path, detections_path, image_ids, iou_type)
             expected[iou_type].append({"image_ids": image_ids, "stats": stats})
             if keep_summary and iou_type == "segm" and not image_ids:
                 with open(os.path.join(folder, "summary_segm.txt"), "w") as f:

@@ -12,6 +12,7 @@
 #include "datasets/coco/annotations.h"
 #include "datasets/coco/coco_eval.h"
 #include "datasets/coco/detections_json.h"
+#include "tests/datasets/coco_golden_cases.h"
 #include "tests/test_files.h"
 #include "tests/user_error_of.h"
 
@@ -31,15 +32,9 @@ CocoEvalStats evaluate_boxes(const Annotations& ground_truth, const std::vector<
 
 nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(contents_of(path)); }
 
-Annotations read_case_annotations(const std::string& name) {
-  ReadOptions options;
-  options.keep_images_without_annotations = true;  // COCOeval evaluates every image of the file
-  return read_annotations((kGoldens / name / "instances.json").string(), options);
-}
+Annotations read_case_annotations(const std::string& name) { return read_golden_annotations(kGoldens, name); }
 
-std::vector<Detection> read_case_detections(const std::string& name) {
-  return read_detections_json((kGoldens / name / "detections.json").string());
-}
+std::vector<Detection> read_case_detections(const std::string& name) { return read_golden_detections(kGoldens, name); }
 
 TEST(CocoBoxEval, ThresholdsAreNumpysLinspaceBitForBit) {
   const nlohmann::json thresholds = read_json(kGoldens / "thresholds.json");

@@ -13,6 +13,7 @@
 #include "datasets/coco/annotations.h"
 #include "datasets/coco/coco_eval.h"
 #include "datasets/coco/detections_json.h"
+#include "tests/datasets/coco_golden_cases.h"
 #include "tests/test_files.h"
 #include "tests/user_error_of.h"
 
@@ -25,15 +26,9 @@ using testing_files::fresh_test_folder;
 
 const fs::path kGoldens = fs::path(MLH_SOURCE_DIR) / "tests/datasets/data/coco_mask/segm_eval";
 
-Annotations read_case_annotations(const std::string& name) {
-  ReadOptions options;
-  options.keep_images_without_annotations = true;  // COCOeval evaluates every image of the file
-  return read_annotations((kGoldens / name / "instances.json").string(), options);
-}
+Annotations read_case_annotations(const std::string& name) { return read_golden_annotations(kGoldens, name); }
 
-std::vector<Detection> read_case_detections(const std::string& name) {
-  return read_detections_json((kGoldens / name / "detections.json").string());
-}
+std::vector<Detection> read_case_detections(const std::string& name) { return read_golden_detections(kGoldens, name); }
 
 std::vector<std::string> case_names() {
   std::vector<std::string> names;
