@@ -24,27 +24,6 @@ void require_size(int64_t height, int64_t width, const char* what) {
   }
 }
 
-// Appends runs of `value` pixels as rleEncode counts them: a new run starts where the value changes.
-class RunWriter {
- public:
-  explicit RunWriter(std::vector<uint32_t>& counts) : counts_(counts) { counts_.clear(); }
-  void add(bool value, uint32_t length) {
-    if (length == 0) return;
-    if (value != current_) {
-      counts_.push_back(run_);
-      run_ = 0;
-      current_ = value;
-    }
-    run_ += length;
-  }
-  void finish() { counts_.push_back(run_); }
-
- private:
-  std::vector<uint32_t>& counts_;
-  bool current_ = false;
-  uint32_t run_ = 0;
-};
-
 // The walk over two masks' runs that merge and IoU share, step for step as maskApi.c takes it: each
 // step covers the shorter of the two runs left, then moves past whichever ended. Calls
 // visit(length, a_set, b_set, a_set_next, b_set_next, last): the values over the step (IoU counts
@@ -156,23 +135,19 @@ int upsampled(double coordinate) {
 
 RunLengthMask encode_column_major_mask(const uint8_t* pixels, int64_t height, int64_t width) {
   require_size(height, width, "encode_column_major_mask");
-  RunLengthMask mask{height, width, {}};
-  RunWriter runs(mask.counts);
+  RunLengthWriter runs;
   const int64_t size = height * width;
   for (int64_t i = 0; i < size; ++i) runs.add(pixels[i] != 0, 1);
-  runs.finish();
-  return mask;
+  return {height, width, runs.finish()};
 }
 
 RunLengthMask encode_row_major_mask(const uint8_t* pixels, int64_t height, int64_t width) {
   require_size(height, width, "encode_row_major_mask");
-  RunLengthMask mask{height, width, {}};
-  RunWriter runs(mask.counts);
+  RunLengthWriter runs;
   for (int64_t column = 0; column < width; ++column) {
     for (int64_t row = 0; row < height; ++row) runs.add(pixels[row * width + column] != 0, 1);
   }
-  runs.finish();
-  return mask;
+  return {height, width, runs.finish()};
 }
 
 std::vector<uint8_t> decode_to_column_major(const RunLengthMask& mask) {

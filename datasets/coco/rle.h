@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlh::coco {
@@ -26,6 +27,31 @@ struct RunLengthMask {
   bool operator==(const RunLengthMask& other) const {
     return height == other.height && width == other.width && counts == other.counts;
   }
+};
+
+// Builds counts from runs of pixels in column-major order, as rleEncode counts them: a count ends
+// where the value changes, the first is of 0s (0 when the first pixel is set), and no other count is
+// 0. For encoders that know their pixels in stretches (a pasted box amid zeros).
+class RunLengthWriter {
+ public:
+  void add(bool value, uint64_t num_pixels) {
+    if (num_pixels == 0) return;
+    if (value != value_) {
+      counts_.push_back(static_cast<uint32_t>(run_));
+      value_ = value;
+      run_ = 0;
+    }
+    run_ += num_pixels;
+  }
+  std::vector<uint32_t> finish() {
+    counts_.push_back(static_cast<uint32_t>(run_));
+    return std::move(counts_);
+  }
+
+ private:
+  bool value_ = false;
+  uint64_t run_ = 0;
+  std::vector<uint32_t> counts_;
 };
 
 // rleEncode: a height x width mask held column by column (pixel (row, column) at

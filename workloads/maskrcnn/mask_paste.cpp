@@ -11,29 +11,6 @@
 namespace mlh::maskrcnn {
 namespace {
 
-// Counts of a column-major mask written run by run, pycocotools' way: the first count is 0s.
-class RunWriter {
- public:
-  void add(uint8_t value, uint64_t length) {
-    if (length == 0) return;
-    if (value != value_) {
-      counts_.push_back(static_cast<uint32_t>(run_));
-      value_ = value;
-      run_ = 0;
-    }
-    run_ += length;
-  }
-  std::vector<uint32_t> finish() {
-    counts_.push_back(static_cast<uint32_t>(run_));
-    return std::move(counts_);
-  }
-
- private:
-  uint8_t value_ = 0;
-  uint64_t run_ = 0;
-  std::vector<uint32_t> counts_;
-};
-
 // The reference's expand_boxes on one box, in float32, then the int32 cast (towards zero).
 std::array<int32_t, 4> expanded_int_box(const float* box_ltrb, float scale) {
   const float half_width = (box_ltrb[2] - box_ltrb[0]) * 0.5f;
@@ -94,7 +71,7 @@ std::vector<coco::RunLengthMask> paste_masks(const torch::Tensor& masks, const t
     const int64_t x1 = boxes[i][0], y1 = boxes[i][1], x2 = boxes[i][2], y2 = boxes[i][3];
     const int64_t left = std::max<int64_t>(x1, 0), right = std::min<int64_t>(x2 + 1, image_width);
     const int64_t top = std::max<int64_t>(y1, 0), bottom = std::min<int64_t>(y2 + 1, image_height);
-    RunWriter runs;
+    coco::RunLengthWriter runs;
     if (left < right && top < bottom) {
       const int64_t width = std::max<int64_t>(x2 - x1 + 1, 1), height = std::max<int64_t>(y2 - y1 + 1, 1);
       const torch::Tensor resized = torch::nn::functional::interpolate(
@@ -115,7 +92,7 @@ std::vector<coco::RunLengthMask> paste_masks(const torch::Tensor& masks, const t
       runs.add(0, static_cast<uint64_t>(left * image_height));
       for (int64_t x = left; x < right; ++x, column += rows) {
         runs.add(0, static_cast<uint64_t>(top));
-        for (int64_t y = 0; y < rows; ++y) runs.add(column[y], 1);
+        for (int64_t y = 0; y < rows; ++y) runs.add(column[y] != 0, 1);
         runs.add(0, static_cast<uint64_t>(image_height - bottom));
       }
       runs.add(0, static_cast<uint64_t>((image_width - right) * image_height));
