@@ -7,20 +7,6 @@
 
 namespace mlh::common {
 
-namespace {
-
-// Index of the first maximum along `dim`, whatever the device's max kernel does with ties.
-torch::Tensor first_argmax(const torch::Tensor& values, const torch::Tensor& maxima, int64_t dim) {
-  const int64_t length = values.size(dim);
-  std::vector<int64_t> shape(static_cast<size_t>(values.dim()), 1);
-  shape[static_cast<size_t>(dim)] = length;
-  const torch::Tensor positions =
-      torch::arange(length, values.options().dtype(torch::kLong)).view(shape).expand(values.sizes());
-  return positions.masked_fill(values != maxima.unsqueeze(dim), length).amin(dim);
-}
-
-}  // namespace
-
 MatchedTargets match_targets(const torch::Tensor& gt_boxes_ltrb, const torch::Tensor& gt_labels,
                              const DefaultBoxes& defaults, double iou_threshold) {
   MLH_ASSERT(gt_boxes_ltrb.dim() == 2 && gt_boxes_ltrb.size(1) == 4);

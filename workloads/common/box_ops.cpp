@@ -51,4 +51,13 @@ torch::Tensor decode_boxes(const torch::Tensor& offsets, const torch::Tensor& de
   return torch::cat({centre, size}, -1);
 }
 
+torch::Tensor first_argmax(const torch::Tensor& values, const torch::Tensor& maxima, int64_t dim) {
+  const int64_t length = values.size(dim);
+  std::vector<int64_t> shape(static_cast<size_t>(values.dim()), 1);
+  shape[static_cast<size_t>(dim)] = length;
+  const torch::Tensor positions =
+      torch::arange(length, values.options().dtype(torch::kLong)).view(shape).expand(values.sizes());
+  return positions.masked_fill(values != maxima.unsqueeze(dim), length).amin(dim);
+}
+
 }  // namespace mlh::common

@@ -34,4 +34,8 @@ torch::Tensor encode_boxes(const torch::Tensor& boxes_xywh, const torch::Tensor&
 torch::Tensor decode_boxes(const torch::Tensor& offsets, const torch::Tensor& defaults_xywh,
                            const BoxCodingVariances& variances = {});
 
+// Index of the first maximum along `dim` (int64), given the maxima (values.amax(dim)), whatever the
+// device's max kernel does with ties: matching that breaks ties by the lowest index on every device.
+torch::Tensor first_argmax(const torch::Tensor& values, const torch::Tensor& maxima, int64_t dim);
+
 }  // namespace mlh::common
