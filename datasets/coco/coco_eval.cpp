@@ -1,8 +1,9 @@
-// Mirrors pycocotools 2.0 cocoeval.py (evaluate, evaluateImg, accumulate, summarize) and
-// maskApi.c's bbIou (rleIou lives in rle.cpp). Work is done one category at a time: ground truths and detections are bucketed
-// by (category, image) once, each bucket's IoU matrix is computed once and reused for the four area
-// ranges, and the category's detections are sorted by score once for the three maxDets (each
-// image's first maxDet detections are a subsequence of the stable order of all of them).
+// Mirrors pycocotools 2.0 cocoeval.py (evaluate, evaluateImg, accumulate, summarize); the overlaps,
+// maskApi.c's bbIou and rleIou, live in rle.cpp. Work is done one category at a time: ground truths
+// and detections are bucketed by (category, image) once, each bucket's IoU matrix is computed once
+// and reused for the four area ranges, and the category's detections are sorted by score once for
+// the three maxDets (each image's first maxDet detections are a subsequence of the stable order of
+// all of them).
 #include "datasets/coco/coco_eval.h"
 
 #include <algorithm>
@@ -50,18 +51,6 @@ std::array<double, N> numpy_linspace(double start, double stop) {
   for (size_t i = 0; i < N; ++i) values[i] = static_cast<double>(i) * step + start;
   values[N - 1] = stop;
   return values;
-}
-
-// bbIou of one detection and one ground truth, in maskApi.c's operation order.
-double box_iou(const Detection& d, double detection_area, const Annotation& g, double ground_truth_area,
-               bool crowd) {
-  const double w = std::fmin(d.w + d.x, g.w + g.x) - std::fmax(d.x, g.x);
-  if (w <= 0) return 0;
-  const double h = std::fmin(d.h + d.y, g.h + g.y) - std::fmax(d.y, g.y);
-  if (h <= 0) return 0;
-  const double intersection = w * h;
-  const double union_area = crowd ? detection_area : detection_area + ground_truth_area - intersection;
-  return intersection / union_area;
 }
 
 // Calls work(index, worker) for every index in [0, count) on `num_threads` threads (worker in
@@ -270,7 +259,8 @@ class Evaluator {
     const Detection& detection = detections_[static_cast<size_t>(detection_index)];
     const Annotation& truth = gt_.annotations[static_cast<size_t>(truth_index)];
     if (iou_type_ == IouType::kBox) {
-      return box_iou(detection, detection.w * detection.h, truth, truth.w * truth.h, truth.iscrowd);
+      return box_iou({detection.x, detection.y, detection.w, detection.h}, {truth.x, truth.y, truth.w, truth.h},
+                     truth.iscrowd);
     }
     return mask_iou(detection.segmentation, detection_boxes_[static_cast<size_t>(detection_index)],
                     truth_masks_[static_cast<size_t>(truth_index)], truth_boxes_[static_cast<size_t>(truth_index)],

@@ -307,15 +307,24 @@ RunLengthMask merge_masks(const std::vector<const RunLengthMask*>& masks, bool i
   return merged;
 }
 
-double mask_iou(const RunLengthMask& detection, const std::array<double, 4>& detection_box,
-                const RunLengthMask& ground_truth, const std::array<double, 4>& ground_truth_box, bool crowd) {
-  // bbIou first, as rleIou does; only overlapping boxes walk the runs.
+double box_iou(const std::array<double, 4>& detection_box, const std::array<double, 4>& ground_truth_box, bool crowd) {
   const double w = std::fmin(detection_box[2] + detection_box[0], ground_truth_box[2] + ground_truth_box[0]) -
                    std::fmax(detection_box[0], ground_truth_box[0]);
   if (w <= 0) return 0;
   const double h = std::fmin(detection_box[3] + detection_box[1], ground_truth_box[3] + ground_truth_box[1]) -
                    std::fmax(detection_box[1], ground_truth_box[1]);
   if (h <= 0) return 0;
+  const double detection_area = detection_box[2] * detection_box[3];
+  const double intersection = w * h;
+  const double union_area =
+      crowd ? detection_area : detection_area + ground_truth_box[2] * ground_truth_box[3] - intersection;
+  return intersection / union_area;
+}
+
+double mask_iou(const RunLengthMask& detection, const std::array<double, 4>& detection_box,
+                const RunLengthMask& ground_truth, const std::array<double, 4>& ground_truth_box, bool crowd) {
+  // The boxes first, as rleIou does; only pairs whose boxes overlap walk the runs.
+  if (!(box_iou(detection_box, ground_truth_box, crowd) > 0)) return 0;
   if (detection.height != ground_truth.height || detection.width != ground_truth.width) return -1;
   if (detection.counts.empty() || ground_truth.counts.empty()) return 0;
   uint32_t intersection = 0, union_area = 0;

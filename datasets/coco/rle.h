@@ -82,8 +82,13 @@ std::array<double, 4> mask_box(const RunLengthMask& mask);
 // mask with no counts; masks of different sizes give the same (pycocotools' answer, not an error).
 RunLengthMask merge_masks(const std::vector<const RunLengthMask*>& masks, bool intersect);
 
+// bbIou of a detection's and a ground truth's boxes, [x, y, width, height]: intersection over union,
+// or over the detection's area when the ground truth is crowd; 0 when they do not overlap. In
+// maskApi.c's operation order, so the box AP of COCOeval comes out bit for bit.
+double box_iou(const std::array<double, 4>& detection_box, const std::array<double, 4>& ground_truth_box, bool crowd);
+
 // rleIou of one detection and one ground truth, given their mask_box()es: the bounding boxes are
-// compared first (bbIou, with the crowd rule) and a pair whose boxes do not overlap is 0 without
+// compared first (box_iou, with the crowd rule) and a pair whose boxes do not overlap is 0 without
 // walking the runs; masks of different sizes give -1; otherwise intersection over union, or over the
 // detection's area when the ground truth is crowd; 0 when the masks do not intersect.
 double mask_iou(const RunLengthMask& detection, const std::array<double, 4>& detection_box,
