@@ -21,15 +21,16 @@ torch::Tensor xywh_to_ltrb(const torch::Tensor& boxes_xywh) {
   return torch::cat({centre - half_size, centre + half_size}, -1);
 }
 
-torch::Tensor box_iou(const torch::Tensor& a_ltrb, const torch::Tensor& b_ltrb) {
+torch::Tensor box_iou(const torch::Tensor& a_ltrb, const torch::Tensor& b_ltrb, BoxExtent extent) {
+  const double last_pixel = extent == BoxExtent::kInclusivePixels ? 1.0 : 0.0;
   const torch::Tensor a = a_ltrb.unsqueeze(-2);  // [..., N, 1, 4]
   const torch::Tensor b = b_ltrb.unsqueeze(-3);  // [..., 1, M, 4]
   const torch::Tensor left_top = torch::max(xy_of(a), xy_of(b));
   const torch::Tensor right_bottom = torch::min(second_pair_of(a), second_pair_of(b));
-  const torch::Tensor extent = (right_bottom - left_top).clamp_min(0);
-  const torch::Tensor intersection = extent.select(-1, 0) * extent.select(-1, 1);
-  const torch::Tensor a_size = second_pair_of(a) - xy_of(a);
-  const torch::Tensor b_size = second_pair_of(b) - xy_of(b);
+  const torch::Tensor overlap = (right_bottom - left_top + last_pixel).clamp_min(0);
+  const torch::Tensor intersection = overlap.select(-1, 0) * overlap.select(-1, 1);
+  const torch::Tensor a_size = second_pair_of(a) - xy_of(a) + last_pixel;
+  const torch::Tensor b_size = second_pair_of(b) - xy_of(b) + last_pixel;
   const torch::Tensor a_area = a_size.select(-1, 0) * a_size.select(-1, 1);
   const torch::Tensor b_area = b_size.select(-1, 0) * b_size.select(-1, 1);
   return intersection / (a_area + b_area - intersection);

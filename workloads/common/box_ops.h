@@ -11,10 +11,17 @@ namespace mlh::common {
 torch::Tensor ltrb_to_xywh(const torch::Tensor& boxes_ltrb);
 torch::Tensor xywh_to_ltrb(const torch::Tensor& boxes_xywh);
 
+// How a box's extent is read from its corners.
+//   kContinuous: right - left (SSD's boxes, normalised to the image);
+//   kInclusivePixels: right - left + 1, the last pixel counted (Mask R-CNN's boxes in pixels, the
+//   reference's TO_REMOVE = 1 in boxlist_iou and its NMS kernel).
+enum class BoxExtent { kContinuous, kInclusivePixels };
+
 // Pairwise IoU of ltrb boxes: a [..., N, 4] and b [..., M, 4] give [..., N, M]. Negative extents of
 // the intersection count 0. Two empty boxes that do not touch give 0/0 = NaN, as the MLPerf SSD
 // reference's calc_iou_tensor does (callers that compare with `<` treat NaN as an overlap).
-torch::Tensor box_iou(const torch::Tensor& a_ltrb, const torch::Tensor& b_ltrb);
+torch::Tensor box_iou(const torch::Tensor& a_ltrb, const torch::Tensor& b_ltrb,
+                      BoxExtent extent = BoxExtent::kContinuous);
 
 // The SSD offset coding's variances (the reference's DefaultBoxes scale_xy, scale_wh).
 struct BoxCodingVariances {

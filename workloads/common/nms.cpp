@@ -20,8 +20,8 @@ void greedy_keep(const torch::TensorAccessor<bool, 2>& suppresses, int64_t count
   }
 }
 
-torch::Tensor suppression_matrix(const torch::Tensor& boxes_ltrb, double iou_threshold) {
-  return (box_iou(boxes_ltrb, boxes_ltrb) < iou_threshold).logical_not().to(torch::kCPU).contiguous();
+torch::Tensor suppression_matrix(const torch::Tensor& boxes_ltrb, double iou_threshold, BoxExtent extent) {
+  return (box_iou(boxes_ltrb, boxes_ltrb, extent) < iou_threshold).logical_not().to(torch::kCPU).contiguous();
 }
 
 torch::Tensor sort_descending_stable(const torch::Tensor& values, int64_t dim) {
@@ -29,7 +29,7 @@ torch::Tensor sort_descending_stable(const torch::Tensor& values, int64_t dim) {
 }
 
 torch::Tensor batched_nms(const torch::Tensor& boxes_ltrb, const torch::Tensor& scores,
-                          const torch::Tensor& class_ids, double iou_threshold) {
+                          const torch::Tensor& class_ids, double iou_threshold, BoxExtent extent) {
   MLH_ASSERT(boxes_ltrb.dim() == 2 && boxes_ltrb.size(1) == 4);
   MLH_ASSERT(scores.dim() == 1 && scores.size(0) == boxes_ltrb.size(0));
   MLH_ASSERT(class_ids.dim() == 1 && class_ids.size(0) == boxes_ltrb.size(0));
@@ -47,7 +47,7 @@ torch::Tensor batched_nms(const torch::Tensor& boxes_ltrb, const torch::Tensor& 
   for (const auto& entry : positions_by_class) {
     const std::vector<int64_t>& positions = entry.second;
     const torch::Tensor class_positions = torch::tensor(positions, torch::kLong).to(device);
-    const torch::Tensor suppresses = suppression_matrix(sorted_boxes.index_select(0, class_positions), iou_threshold);
+    const torch::Tensor suppresses = suppression_matrix(sorted_boxes.index_select(0, class_positions), iou_threshold, extent);
     std::vector<int64_t> kept_in_class;
     greedy_keep(suppresses.accessor<bool, 2>(), static_cast<int64_t>(positions.size()), 0, kept_in_class);
     for (int64_t i : kept_in_class) kept_positions.push_back(positions[static_cast<size_t>(i)]);
