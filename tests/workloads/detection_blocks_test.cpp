@@ -16,6 +16,7 @@
 #include "workloads/common/balanced_sampler.h"
 #include "workloads/common/box_coder.h"
 #include "workloads/common/box_ops.h"
+#include "workloads/common/nms.h"
 #include "workloads/common/proposal_matcher.h"
 
 namespace mlh::common {
@@ -56,6 +57,26 @@ std::vector<int64_t> as_vector(const torch::Tensor& t) {
 // width 20, height 10, centre (2 + 10, 4 + 5) = (12, 9).
 const std::vector<double> kProposal{0, 0, 9, 9};
 const std::vector<double> kTruth{2, 4, 21, 13};
+
+TEST(BoxIou, InclusivePixelsCountTheLastPixel) {
+  // (0,0)-(9,9) and (5,5)-(14,14) are 10 x 10 pixels each and share 5 x 5: 25 / 175, as boxlist_iou.
+  const torch::Tensor a = torch::tensor({{0.f, 0.f, 9.f, 9.f}});
+  const torch::Tensor b = torch::tensor({{5.f, 5.f, 14.f, 14.f}, {10.f, 0.f, 19.f, 9.f}, {9.f, 9.f, 9.f, 9.f}});
+  const torch::Tensor iou = box_iou(a, b, BoxExtent::kInclusivePixels);
+  EXPECT_FLOAT_EQ(iou[0][0].item<float>(), 25.f / 175.f);
+  EXPECT_FLOAT_EQ(iou[0][1].item<float>(), 0.f);           // adjacent: no shared pixel
+  EXPECT_FLOAT_EQ(iou[0][2].item<float>(), 1.f / 100.f);   // a one-pixel box inside
+  EXPECT_FLOAT_EQ(box_iou(a, b)[0][0].item<float>(), 16.f / (81.f + 81.f - 16.f));
+}
+
+TEST(BoxIou, NmsReadsTheExtentItIsGiven) {
+  // IoU 25/175 = 0.143 inclusive, 16/146 = 0.110 continuous: a threshold between them tells which.
+  const torch::Tensor boxes = torch::tensor({{0.f, 0.f, 9.f, 9.f}, {5.f, 5.f, 14.f, 14.f}});
+  const torch::Tensor scores = torch::tensor({0.9f, 0.8f});
+  const torch::Tensor classes = torch::zeros({2}, torch::kLong);
+  EXPECT_EQ(batched_nms(boxes, scores, classes, 0.12, BoxExtent::kInclusivePixels).numel(), 1);
+  EXPECT_EQ(batched_nms(boxes, scores, classes, 0.12).numel(), 2);
+}
 
 TEST(BoxCoder, EncodesOneBoxWithTheRpnWeights) {
   const BoxCoder coder(kRpnBoxCoderWeights);

@@ -139,7 +139,24 @@ ResNetImpl::ResNetImpl(const ResNetOptions& options_) : options(options_) {
   }
   out_channels_ = in;
   if (options.num_classes() > 0) fc = register_module("fc", torch::nn::Linear(out_channels_, options.num_classes()));
+  if (options.norm() == ResNetNorm::kFrozenBatchNorm) {
+    for (const auto& module : modules(/*include_self=*/false)) {
+      if (auto* bn = module->as<torch::nn::BatchNorm2d>()) {
+        bn->options.eps(0.0);
+        bn->weight.requires_grad_(false);
+        bn->bias.requires_grad_(false);
+        bn->eval();
+      }
+    }
+  }
   reset_parameters();
+}
+
+void ResNetImpl::train(bool on) {
+  torch::nn::Module::train(on);
+  if (options.norm() != ResNetNorm::kFrozenBatchNorm) return;
+  for (const auto& module : modules(/*include_self=*/false))
+    if (auto* bn = module->as<torch::nn::BatchNorm2d>()) bn->eval();
 }
 
 void ResNetImpl::reset_parameters() {
@@ -149,6 +166,8 @@ void ResNetImpl::reset_parameters() {
       if (options.conv_init() == ConvInit::kTruncatedNormalFanIn) {
         const double fan_in = static_cast<double>(c->weight.numel() / c->weight.size(0));
         tf_truncated_normal_(c->weight, std::sqrt(1.0 / fan_in));
+      } else if (options.conv_init() == ConvInit::kKaimingUniformFanIn) {
+        torch::nn::init::kaiming_uniform_(c->weight, /*a=*/1.0);
       } else {
         torch::nn::init::kaiming_normal_(c->weight, 0.0, torch::kFanOut, torch::kReLU);
       }

@@ -14,6 +14,8 @@
 //    function, tf.contrib.layers.variance_scaling_initializer (spec §2, §9.3). v0.7 rules leave
 //    truncated-normal init free.
 //    ConvInit::kKaimingNormalFanOut is torchvision's (normal, std sqrt(2/fan_out)).
+//    ConvInit::kKaimingUniformFanIn is maskrcnn_benchmark's (kaiming_uniform_ with a = 1: uniform in
+//    +-sqrt(3/fan_in)).
 //  - BN: gamma 1, beta 0; with zero_init_residual the last BN gamma of every block is 0 (the reference
 //    does not do this, so it is off by default).
 //  - FC: weight N(0, 0.01), bias 0 (the reference from v0.6 on; v0.5 used Glorot-uniform).
@@ -33,7 +35,13 @@
 namespace mlh::common {
 
 enum class ResNetBlock { kBasic, kBottleneck };
-enum class ConvInit { kTruncatedNormalFanIn, kKaimingNormalFanOut };
+enum class ConvInit { kTruncatedNormalFanIn, kKaimingNormalFanOut, kKaimingUniformFanIn };
+// kBatchNorm: every norm layer is a (SyncBatchNorm2d) BatchNorm. kFrozenBatchNorm: the same layers held
+// as the fixed affine weight * (x - running_mean) / sqrt(running_var) + bias, as Mask R-CNN's
+// reference (maskrcnn_benchmark's FrozenBatchNorm2d: no epsilon): eps 0, always in eval mode whatever
+// train() says, weight and bias with requires_grad false. Their values come from a checkpoint (the
+// identity when trained from scratch). The names and state dict stay BatchNorm's.
+enum class ResNetNorm { kBatchNorm, kFrozenBatchNorm };
 
 struct ResNetBlockOptions {
   ResNetBlockOptions(int64_t in_channels, int64_t width) : in_channels_(in_channels), width_(width) {}
@@ -96,6 +104,7 @@ struct ResNetOptions {
   TORCH_ARG(bool, stride_in_1x1) = false;  // see ResNetBlockOptions; bottleneck only
   TORCH_ARG(bool, zero_init_residual) = false;
   TORCH_ARG(ConvInit, conv_init) = ConvInit::kTruncatedNormalFanIn;
+  TORCH_ARG(ResNetNorm, norm) = ResNetNorm::kBatchNorm;
 };
 
 class ResNetImpl : public torch::nn::Module {
@@ -110,6 +119,8 @@ class ResNetImpl : public torch::nn::Module {
   // default strides), in the memory format of x.
   std::vector<torch::Tensor> features(torch::Tensor x);
   void reset_parameters();
+  // Module::train, except that frozen norm layers (ResNetNorm::kFrozenBatchNorm) stay in eval mode.
+  void train(bool on = true) override;
 
   int64_t stem_channels() const { return stem_channels_; }
   int64_t out_channels() const { return out_channels_; }  // channels of the last stage
