@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "base/user_error.h"
+#include "workloads/common/lr_schedules.h"
 #include "workloads/maskrcnn/backbone_fpn.h"
 
 namespace mlh::maskrcnn {
@@ -97,6 +98,20 @@ TEST(MaskRcnnBackbone, RejectsOptionsOutOfRange) {
   EXPECT_THROW(ResNetFpn(BackboneOptions{}.layers({3, 4, 6})), UserError);
   EXPECT_THROW(ResNetFpn(BackboneOptions{}.fpn_channels(0)), UserError);
   EXPECT_THROW(ResNetFpn(BackboneOptions{}.frozen_stages(6)), UserError);
+}
+
+TEST(MaskRcnnSchedule, WarmsUpLinearlyFromAThirdAndDecaysAtTheScaledSteps) {
+  const std::vector<int64_t> boundaries{60000, 80000};
+  auto rate = [&](int64_t step) {
+    return common::linear_warmup_multistep_learning_rate(step, 0.02, 500, 1.0 / 3.0, boundaries, 0.1);
+  };
+  // Our step 0 is the reference's iteration 1 (its scheduler steps before each iteration).
+  EXPECT_DOUBLE_EQ(rate(0), 0.02 * ((1.0 / 3.0) * (1.0 - 1.0 / 500.0) + 1.0 / 500.0));
+  EXPECT_DOUBLE_EQ(rate(249), 0.02 * ((1.0 / 3.0) * 0.5 + 0.5));
+  EXPECT_DOUBLE_EQ(rate(499), 0.02);
+  EXPECT_DOUBLE_EQ(rate(59998), 0.02);
+  EXPECT_DOUBLE_EQ(rate(59999), 0.02 * 0.1);
+  EXPECT_DOUBLE_EQ(rate(79999), 0.02 * 0.1 * 0.1);
 }
 
 }  // namespace

@@ -22,4 +22,22 @@ inline double warmup_step_decay_learning_rate(int64_t step, double base, int64_t
   return rate;
 }
 
+// Mask R-CNN's WarmupMultiStepLR (maskrcnn_benchmark/solver/lr_scheduler.py, linear warm-up) at our
+// step b (from 0). The reference steps its scheduler before each iteration, so its iteration b + 1
+// trains at last_epoch = b + 1: with i = b + 1, base * f * decay_factor^k, k the boundaries <= i, and f
+// = warmup_factor (1 - i / warmup_steps) + i / warmup_steps while i < warmup_steps, else 1.
+inline double linear_warmup_multistep_learning_rate(int64_t step, double base, int64_t warmup_steps,
+                                                    double warmup_factor, const std::vector<int64_t>& boundary_steps,
+                                                    double decay_factor) {
+  const int64_t iteration = step + 1;
+  double rate = base;
+  if (iteration < warmup_steps) {
+    const double alpha = static_cast<double>(iteration) / static_cast<double>(warmup_steps);
+    rate *= warmup_factor * (1.0 - alpha) + alpha;
+  }
+  for (const int64_t boundary : boundary_steps)
+    if (iteration >= boundary) rate *= decay_factor;
+  return rate;
+}
+
 }  // namespace mlh::common

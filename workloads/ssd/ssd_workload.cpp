@@ -26,6 +26,7 @@
 #include "harness/workload.h"
 #include "workloads/common/batch_scaling.h"
 #include "workloads/common/box_ops.h"
+#include "workloads/common/coco_data_settings.h"
 #include "workloads/common/default_boxes.h"
 #include "workloads/common/loader_bench_step.h"
 #include "workloads/common/lr_schedules.h"
@@ -42,18 +43,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct SsdSettings : ComputeSettings, BatchNormGroupSettings {
-  enum class DataSource { kCoco, kSyntheticCoco };
-
-  DataSource data_source = DataSource::kCoco;
-  std::string data_path;
-  std::string train_split = "train2017";
-  std::string eval_split = "val2017";
-  int64_t loader_threads = 0;
-  int64_t prefetch_batches = 3;
-  BadSamplePolicy on_bad_image = BadSamplePolicy::kFail;
-  coco::SyntheticCocoSpec synthetic;
-  int64_t synthetic_data_seed = 1;
+struct SsdSettings : CocoDataSettings, ComputeSettings, BatchNormGroupSettings {
   std::string backbone_checkpoint;
   int64_t image_size = 300;
   double width = 1.0;
@@ -85,24 +75,7 @@ struct SsdSettings : ComputeSettings, BatchNormGroupSettings {
   double target_map = 0.23;
 
   void bind(ConfigMap& c) {
-    c.bind_choice("data_source", data_source,
-                  "coco (a COCO 2017 folder at data_path) or synthetic_coco (generated under --data-dir)",
-                  Choices<DataSource>{{"coco", DataSource::kCoco}, {"synthetic_coco", DataSource::kSyntheticCoco}});
-    c.bind("data_path", data_path,
-           "COCO folder: <train_split>/ and <eval_split>/ JPEGs, annotations/instances_<split>.json");
-    c.bind("train_split", train_split, "training image folder under data_path (and its annotations file's suffix)");
-    c.bind("eval_split", eval_split, "evaluation image folder under data_path (and its annotations file's suffix)");
-    c.bind("loader_threads", loader_threads, "decode threads per rank (0 = the rank's cores)", at_least(0));
-    c.bind("prefetch_batches", prefetch_batches, "batches decoded ahead of the model", at_least(1));
-    c.bind_choice("on_bad_image", on_bad_image, "a missing, corrupt or truncated image: fail (exit 2, naming it) or skip (count it)",
-                  Choices<BadSamplePolicy>{{"fail", BadSamplePolicy::kFail}, {"skip", BadSamplePolicy::kSkip}});
-    c.bind("synthetic_categories", synthetic.categories, "synthetic_coco: object classes", in_range(1, 80));
-    c.bind("synthetic_train_images", synthetic.train_images, "synthetic_coco: training images", at_least(1));
-    c.bind("synthetic_val_images", synthetic.val_images, "synthetic_coco: validation images", at_least(1));
-    c.bind("synthetic_min_side", synthetic.min_side, "synthetic_coco: smallest image side, pixels", at_least(16));
-    c.bind("synthetic_max_side", synthetic.max_side, "synthetic_coco: largest image side, pixels", at_least(16));
-    c.bind("synthetic_max_objects", synthetic.max_objects, "synthetic_coco: most objects per image", at_least(1));
-    c.bind("synthetic_data_seed", synthetic_data_seed, "synthetic_coco: seed of the generated set (not the run seed)");
+    CocoDataSettings::bind(c);
     c.bind("backbone_checkpoint", backbone_checkpoint,
            "a torchvision resnet34 state dict for the backbone (see README); empty: train from scratch");
     c.bind("image_size", image_size, "side of the square images the model sees (300 = SSD300)", at_least(32));
@@ -147,10 +120,7 @@ struct SsdSettings : ComputeSettings, BatchNormGroupSettings {
   }
 
   void validate() const {
-    if (data_source == DataSource::kCoco && data_path.empty())
-      throw UserError("key 'data_path' is empty; data_source coco reads a COCO 2017 folder (or use --config ssd-mini)");
-    if (synthetic.min_side > synthetic.max_side)
-      throw UserError("key 'synthetic_min_side' is above 'synthetic_max_side'");
+    validate_data("ssd-mini");
     for (size_t k = 1; k < decay_boundary_epochs.size(); ++k)
       if (decay_boundary_epochs[k] <= decay_boundary_epochs[k - 1])
         throw UserError("key 'decay_boundary_epochs' must increase");
@@ -203,32 +173,11 @@ struct SsdSettings : ComputeSettings, BatchNormGroupSettings {
     return o;
   }
 
-  coco::SyntheticCocoSpec synthetic_spec() const {
-    coco::SyntheticCocoSpec spec = synthetic;
-    spec.seed = static_cast<uint64_t>(synthetic_data_seed);
-    return spec;
-  }
 };
-
-std::string annotations_file(const std::string& root, const std::string& split) {
-  return (fs::path(root) / "annotations" / ("instances_" + split + ".json")).string();
-}
-
-// The COCO folder a run reads: data_path, or the generated folder under data_root.
-std::string coco_root(const SsdSettings& s, const std::string& data_root) {
-  if (s.data_source == SsdSettings::DataSource::kCoco) return s.data_path;
-  return (fs::path(data_root) / coco::synthetic_coco_folder_name(s.synthetic_spec())).string();
-}
-
-// Writes the synthetic folder once (rank 0; the others wait at the engine's barrier or ours).
-void generate_synthetic_if_missing(const SsdSettings& s, const std::string& root, const World& world) {
-  if (s.data_source != SsdSettings::DataSource::kSyntheticCoco || !world.is_root()) return;
-  generate_folder_once(root, [&](const std::string& folder) { coco::write_synthetic_coco(folder, s.synthetic_spec()); });
-}
 
 SsdLoaderOptions loader_options(const SsdSettings& s, const World& world, bool train, uint64_t seed) {
   SsdLoaderOptions o;
-  o.threads = static_cast<int>(s.loader_threads > 0 ? s.loader_threads : world.cores_per_rank());
+  o.threads = s.threads(world);
   o.prefetch_batches = static_cast<int>(s.prefetch_batches);
   o.transform = s.transform_options();
   o.train = train;
@@ -288,19 +237,19 @@ class SsdWorkload final : public WorkloadBase<SsdSettings, SsdTrainer> {
   std::string benchmark() const override { return "ssd"; }
 
   void prepare_data(const World& world, const std::string& data_root) override {
-    root_ = coco_root(settings_, data_root);
-    generate_synthetic_if_missing(settings_, root_, world);
+    root_ = settings_.coco_root(data_root);
+    settings_.generate_synthetic_if_missing(root_, world);
   }
 
   std::vector<std::string> data_files() const override {
-    return {annotations_file(root_, settings_.train_split), annotations_file(root_, settings_.eval_split)};
+    return {coco_annotations_file(root_, settings_.train_split), coco_annotations_file(root_, settings_.eval_split)};
   }
 
   WorkloadInfo init(const RunContext& context) override {
     start_run(context);
     const SsdSettings& s = settings_;
-    train_annotations_ = coco::read_annotations(annotations_file(root_, s.train_split));
-    eval_annotations_ = coco::read_annotations(annotations_file(root_, s.eval_split));
+    train_annotations_ = coco::read_annotations(coco_annotations_file(root_, s.train_split));
+    eval_annotations_ = coco::read_annotations(coco_annotations_file(root_, s.eval_split));
     if (eval_annotations_.num_classes() != train_annotations_.num_classes())
       throw UserError(eval_annotations_.path + ": " + std::to_string(eval_annotations_.num_classes()) +
                       " categories, the training file has " + std::to_string(train_annotations_.num_classes()));
@@ -491,7 +440,7 @@ std::unique_ptr<BenchStep> make_model_bench_step(const SsdSettings& s, const Ben
   const torch::Device device = spec.device;
   const Precision precision = parse_precision(spec.precision, "bench precision");
   const int64_t batch = spec.batch_size;
-  const int64_t classes = s.data_source == SsdSettings::DataSource::kCoco ? 80 : s.synthetic.categories;
+  const int64_t classes = s.data_source == CocoDataSettings::DataSource::kCoco ? 80 : s.synthetic.categories;
   const int64_t shards = shards_per_rank(s.gradient_shards, world.size(), "gradient_shards");
   torch::manual_seed(0);
   std::shared_ptr<SsdTrainer> trainer =
@@ -531,15 +480,15 @@ std::unique_ptr<BenchStep> make_model_bench_step(const SsdSettings& s, const Ben
 // after batch.
 std::unique_ptr<BenchStep> make_loader_bench_step(const SsdSettings& settings, const BenchSpec& spec,
                                                   const World& world) {
-  const std::string root = coco_root(settings, spec.data_root);
-  generate_synthetic_if_missing(settings, root, world);
+  const std::string root = settings.coco_root(spec.data_root);
+  settings.generate_synthetic_if_missing(root, world);
   world.comm().barrier();
   struct Pipeline {
     coco::Annotations annotations;
     std::unique_ptr<SsdLoader> loader;
   };
   auto pipeline = std::make_shared<Pipeline>();
-  pipeline->annotations = coco::read_annotations(annotations_file(root, settings.train_split));
+  pipeline->annotations = coco::read_annotations(coco_annotations_file(root, settings.train_split));
   pipeline->loader = std::make_unique<SsdLoader>(
       pipeline->annotations, (fs::path(root) / settings.train_split).string(), loader_options(settings, world, true, 1));
   return std::make_unique<common::LoaderBenchStep>(
