@@ -1,13 +1,12 @@
 #include "workloads/ssd/ssd_loader.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <utility>
 
 #include <opencv2/core.hpp>
 
 #include "base/user_error.h"
-#include "datasets/image_files.h"
+#include "datasets/coco/images.h"
 
 namespace mlh::ssd {
 namespace {
@@ -91,16 +90,7 @@ std::vector<std::string> SsdLoader::skipped_files() const { return images_.skipp
 
 void SsdLoader::decode(int32_t index, int64_t epoch, Sample& sample) const {
   const coco::Image& image = annotations_.images[static_cast<size_t>(index)];
-  const std::string path = (std::filesystem::path(image_folder_) / image.file_name).string();
-  const cv::Mat bgr = read_image_file(path, kSkipBadImageHint);
-  if (bgr.cols != image.width || bgr.rows != image.height) {
-    throw BadSample(path,
-                    "decoded size " + std::to_string(bgr.cols) + "x" + std::to_string(bgr.rows) +
-                        " differs from the annotations' width x height " +
-                        std::to_string(image.width) + "x" + std::to_string(image.height) + " (" +
-                        annotations_.path + ", image id " + std::to_string(image.id) + ")",
-                    kSkipBadImageHint);
-  }
+  const cv::Mat bgr = coco::read_annotated_image(annotations_, image, image_folder_, kSkipBadImageHint);
   normalised_boxes_of(annotations_, image, sample.boxes_ltrb, sample.labels);
   if (options_.train) {
     const SsdAugmentation augmentation =
