@@ -3,18 +3,12 @@
 #include "base/user_error.h"
 #include "workloads/common/box_ops.h"
 #include "workloads/common/nms.h"
+#include "workloads/common/smooth_l1.h"
 #include "workloads/maskrcnn/roi_align.h"
 
 namespace mlh::maskrcnn {
 
 namespace {
-
-// TODO(merge): use common::smooth_l1_loss_sum
-// The sum over elements of the reference's smooth_l1_loss: |d| < beta ? 0.5 d^2 / beta : |d| - 0.5 beta.
-torch::Tensor smooth_l1_loss_sum(const torch::Tensor& input, const torch::Tensor& target, double beta) {
-  const torch::Tensor distance = (input - target).abs();
-  return torch::where(distance < beta, 0.5 * distance.pow(2) / beta, distance - 0.5 * beta).sum();
-}
 
 void check_options(const BoxHeadOptions& options) {
   MLH_ASSERT(options.num_classes >= 2 && options.in_channels > 0 && options.representation_size > 0);
@@ -127,7 +121,7 @@ BoxHeadLosses box_head_loss(const BoxHeadOutputs& outputs, const SampledProposal
   const torch::Tensor codes = outputs.box_codes.gather(1, columns);
   const torch::Tensor zero = torch::zeros({}, codes.options());
   losses.box_regression =
-      smooth_l1_loss_sum(torch::where(positive, codes, zero),
+      common::smooth_l1_loss_sum(torch::where(positive, codes, zero),
                          torch::where(positive, regression_targets.to(codes.dtype()), zero), 1.0) /
       static_cast<double>(labels.size(0));
   return losses;
