@@ -7,19 +7,36 @@
 
 namespace mlh {
 
-std::optional<double> mlperf_quality_target(const std::string& benchmark) {
+namespace {
+
+// The eval_accuracy rule of the newest embedded rule set that has a closed-division file for
+// `benchmark` (v0.7 names its files closed_<benchmark>; v0.6 names them <benchmark>).
+std::optional<KeyRule> newest_accuracy_rule(const std::string& benchmark) {
   std::vector<std::string> rulesets = known_rulesets();
   std::reverse(rulesets.begin(), rulesets.end());  // newest first
   for (const std::string& ruleset : rulesets) {
-    // v0.7 names its files closed_<benchmark>; v0.6 names them <benchmark>.
     std::optional<RuleFile> file = load_rule_file(ruleset, "closed_" + benchmark);
     if (!file) file = load_rule_file(ruleset, benchmark);
     if (!file) continue;
     for (const KeyRule& rule : file->keys) {
-      if (rule.key == "eval_accuracy" && rule.target_value) return rule.target_value;
+      if (rule.key == "eval_accuracy" && rule.target_value) return rule;
     }
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> mlperf_quality_target(const std::string& benchmark) {
+  const std::optional<KeyRule> rule = newest_accuracy_rule(benchmark);
+  return rule ? rule->target_value : std::nullopt;
+}
+
+std::vector<MemberTarget> mlperf_member_targets(const std::string& benchmark) {
+  std::vector<MemberTarget> targets;
+  if (const std::optional<KeyRule> rule = newest_accuracy_rule(benchmark))
+    for (const auto& [name, value] : rule->member_target_values) targets.push_back({name, value});
+  return targets;
 }
 
 std::vector<EpochSamples> mlperf_epoch_samples(const std::string& benchmark) {

@@ -15,6 +15,16 @@ namespace mlh {
 // HR@10 0.635. nullopt for a name with no such file.
 std::optional<double> mlperf_quality_target(const std::string& benchmark);
 
+// One number of a quality of several and its target: Mask R-CNN's box AP, {"BBOX", 0.377}.
+struct MemberTarget {
+  std::string name;
+  double value = 0;
+};
+// The targets of a benchmark whose eval_accuracy is an object, member by member, from the same rule
+// file (`reaches: {at: ...}`), in its order: maskrcnn BBOX 0.377, SEGM 0.339. Empty for a benchmark
+// whose accuracy is one number.
+std::vector<MemberTarget> mlperf_member_targets(const std::string& benchmark);
+
 // The samples of one training epoch of an MLPerf benchmark's dataset, as ranges, any of which fits:
 // gnmt's depends on the length filter a submitter chose (50 or 75 tokens), ncf's on whether the 4
 // negatives per positive are counted. Empty for a benchmark whose epoch is not fixed (or unknown),

@@ -56,6 +56,10 @@ KeyRule parse_key_rule(const std::string& key, const YAML::Node& record,
       text << YAML::Flow << entry.second;
       rule.target_text = text.c_str();
       rule.target_value = threshold_of(entry.second);
+      if (entry.second.IsMap() && entry.second["at"] && entry.second["at"].IsMap())
+        for (const auto& member : entry.second["at"])
+          if (const auto threshold = threshold_of(member.second))
+            rule.member_target_values.emplace_back(member.first.as<std::string>(), *threshold);
     } else if (field == "then") {
       rule.then = entry.second.as<std::string>();
     } else if (field == "level") {

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compliance/rule_predicates.h"
@@ -24,6 +25,8 @@ struct KeyRule {
   std::string target_text;                   // the target as written, for messages
   std::optional<double> target_value;        // the least value that reaches it ({min} or {above}; under
                                              // `at:` the first entry's: Mask R-CNN's box AP)
+  // Under `at:`, each member's least value, as written: Mask R-CNN's {BBOX 0.377, SEGM 0.339}.
+  std::vector<std::pair<std::string, double>> member_target_values;
   std::string then;                          // a file to check too, "{value}" = this key's value
   bool warning = false;                      // `level: warning`: all its failures are warnings
   std::vector<NamedLineTest> warning_tests;  // `warn: {...}`: line tests whose failures are warnings

@@ -1,6 +1,8 @@
 #include "compliance/run_summary.h"
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "compliance/benchmark_names.h"
 #include "compliance/mllog_keys.h"
@@ -65,7 +67,42 @@ std::string stop_status(const LogRecord& r) {
   return "";
 }
 
+// An eval_target object the log names ({"BBOX": 0.377, "SEGM": 0.339}), in its order.
+std::vector<MemberTarget> logged_member_targets(const nlohmann::json& value) {
+  std::vector<MemberTarget> targets;
+  if (!value.is_object()) return targets;
+  for (const auto& [name, member] : value.items())
+    if (member.is_number()) targets.push_back({name, member.get<double>()});
+  return targets;
+}
+
+bool several_numbers(const nlohmann::json& value) { return value.is_object() || value.is_array(); }
+
 }  // namespace
+
+std::vector<std::optional<double>> member_values(const nlohmann::json& value, const std::vector<MemberTarget>& targets) {
+  std::vector<std::optional<double>> values;
+  if (!several_numbers(value)) return values;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const nlohmann::json* member = nullptr;
+    if (value.is_object() && value.contains(targets[i].name)) member = &value[targets[i].name];
+    if (value.is_array() && i < value.size()) member = &value[i];
+    values.push_back(member && member->is_number() ? std::optional<double>(member->get<double>()) : std::nullopt);
+  }
+  return values;
+}
+
+std::string members_below_target(const nlohmann::json& value, const std::vector<MemberTarget>& targets) {
+  const std::vector<std::optional<double>> values = member_values(value, targets);
+  std::ostringstream below;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (i < values.size() && values[i] && reaches_target(*values[i], targets[i].value)) continue;
+    below << (below.tellp() > 0 ? ", " : "") << targets[i].name;
+    if (i < values.size() && values[i]) below << " " << *values[i] << " < " << targets[i].value;
+    else below << " missing";
+  }
+  return below.str();
+}
 
 bool reaches_target(double accuracy, double target) {
   return accuracy >= target - kTargetTolerance * std::abs(target);
@@ -74,6 +111,10 @@ bool reaches_target(double accuracy, double target) {
 bool converged_by_own_log(const RunSummary& run) {
   if (run.evals.empty()) return false;
   const nlohmann::json& last = run.evals.back().value;
+  if (!run.member_targets.empty() && several_numbers(last)) {
+    const bool reached = members_below_target(last, run.member_targets).empty();
+    return (run.status == "success" || run.status.empty()) && reached;
+  }
   const bool judged_by_accuracy = run.target && last.is_number();
   if (run.status == "success") return !judged_by_accuracy || reaches_target(last.get<double>(), *run.target);
   if (run.status.empty()) return judged_by_accuracy && reaches_target(last.get<double>(), *run.target);
@@ -100,6 +141,7 @@ RunSummary summarize_run(const ParsedLog& log) {
     else if (r.key == keys::kGlobalBatchSize || (r.key == "input_batch_size" && !run.global_batch_size))
       run.global_batch_size = integer_value(r.value);
     else if (r.key == "eval_target" && r.value.is_number()) run.target = r.value.get<double>();
+    else if (r.key == "eval_target" && r.value.is_object()) run.member_targets = logged_member_targets(r.value);
     else if (r.key == keys::kEffectiveConfig && r.value.is_object() && run.effective_config.is_null())
       run.effective_config = r.value;
     else if (r.key == keys::kResumedFrom && !run.resumed) {
@@ -130,6 +172,9 @@ RunSummary summarize_run(const ParsedLog& log) {
     run.problems.push_back("run_stop before run_start");
 
   run.benchmark = canonical_benchmark(run.logged_benchmark);
+  const bool accuracy_of_several = std::any_of(run.evals.begin(), run.evals.end(),
+                                               [](const EvalAccuracyPoint& point) { return several_numbers(point.value); });
+  if (accuracy_of_several && run.member_targets.empty()) run.member_targets = mlperf_member_targets(run.benchmark);
   run.converged = converged_by_own_log(run);
   if (run.converged) run.epochs_to_converge = run.evals.back().epoch;
   return run;

@@ -8,7 +8,9 @@
 //   metadata.status "success"; v0.5: value {"success": true}, or "true" as Google's TPU logs wrote it)
 //   and, when the log names its target (eval_target) and the accuracy is a number, the last
 //   eval_accuracy before run_stop reaches it; a run_stop that gives no verdict (NVIDIA's v0.5
-//   ResNet-50 and Transformer logs) converged when that accuracy reaches the logged target. "Reaches"
+//   ResNet-50 and Transformer logs) converged when that accuracy reaches the logged target. An accuracy
+//   of several numbers (Mask R-CNN's {"BBOX": .., "SEGM": ..}) is judged the same way member by member
+//   against member_targets: reached only when every member reaches its own. "Reaches"
 //   allows kTargetTolerance: the rounds logged float32 accuracies (a v0.5 DGX-2 GNMT run stops with
 //   success at BLEU 21.799999 of 21.8);
 // - benchmark = the logged name made canonical (benchmark_names.h: Google's v0.6 "mask" is maskrcnn);
@@ -25,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compliance/benchmark_facts.h"
 #include "compliance/log_reader.h"
 
 namespace mlh {
@@ -49,6 +52,10 @@ struct RunSummary {
   std::optional<double> run_stop_ms;
   std::string status;          // "success", "aborted", ... ("" without run_stop, or a run_stop without a verdict)
   std::optional<double> target;              // eval_target, when logged as a number
+  // The targets of an eval_accuracy of several numbers, member by member: an eval_target object the log
+  // names, else MLPerf's for the benchmark (mlperf_member_targets: maskrcnn BBOX 0.377, SEGM 0.339);
+  // empty when every eval_accuracy is one number.
+  std::vector<MemberTarget> member_targets;
   std::vector<EvalAccuracyPoint> evals;      // every eval_accuracy, in log order
   nlohmann::json effective_config;           // mlharness_effective_config (null in others' logs)
   bool written_by_mlharness = false;         // the log has mlharness_* lines: the user's own run
@@ -70,6 +77,15 @@ RunSummary summarize_run(const ParsedLog& log);
 // Relative tolerance of "reaches the target": 1e-6, about 8 float32 ulps, far below any accuracy step.
 constexpr double kTargetTolerance = 1e-6;
 bool reaches_target(double accuracy, double target);
+
+// The members of an eval_accuracy value of several numbers, in `targets`' order: an object's by name
+// ({"BBOX": .., "SEGM": ..}), an array's by position (Google's v0.6 Mask R-CNN logs: [box AP, mask AP]);
+// nullopt for a member it lacks. Empty when the value is neither an object nor an array.
+std::vector<std::optional<double>> member_values(const nlohmann::json& value, const std::vector<MemberTarget>& targets);
+
+// The members of `value` that miss their targets, "SEGM 0.3301 < 0.339" (or "SEGM missing"),
+// ", "-joined; "" when every member reaches its own.
+std::string members_below_target(const nlohmann::json& value, const std::vector<MemberTarget>& targets);
 
 // The convergence rule above, from the run's status, target and evals (score and report both use it
 // through RunSummary::converged).

@@ -82,8 +82,14 @@ std::string failure_reason(const RunSummary& run) {
   if (run.converged) return "";
   if (!run.status.empty() && run.status != "success") return "run_stop status '" + run.status + "'";
   if (run.evals.empty()) return "no eval_accuracy before run_stop";
-  if (run.target && run.evals.back().value.is_number()) {
-    const std::string below = "last eval_accuracy " + format_number(run.evals.back().value.get<double>()) +
+  const nlohmann::json& last = run.evals.back().value;
+  if (const std::string below = members_below_target(last, run.member_targets);
+      (last.is_object() || last.is_array()) && !run.member_targets.empty() && !below.empty()) {
+    const std::string missed = "last eval_accuracy misses its target (every member must reach its own): " + below;
+    return run.status.empty() ? "run_stop gives no verdict and the " + missed : missed;
+  }
+  if (run.target && last.is_number()) {
+    const std::string below = "last eval_accuracy " + format_number(last.get<double>()) +
                               " is below the target " + format_number(*run.target);
     return run.status.empty() ? "run_stop gives no verdict and the " + below : below;
   }

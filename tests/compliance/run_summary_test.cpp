@@ -2,6 +2,7 @@
 
 #include "compliance/olympic_mean.h"
 #include "compliance/run_summary.h"
+#include "tests/mllog_line.h"
 
 namespace mlh {
 namespace {
@@ -153,6 +154,55 @@ TEST(RunSummary, GooglesMaskBenchmarkIsMaskrcnnAndMlharnessLogsAreMarkedAsOwnRun
 :::MLLOG {"namespace": "", "time_ms": 1000, "event_type": "POINT_IN_TIME", "key": "mlharness_precision", "value": "fp32", "metadata": {"file": "a", "lineno": 1}}
 )"));
   EXPECT_TRUE(own.written_by_mlharness);
+}
+
+// Mask R-CNN's eval_accuracy is an object: the run reached its target only when box AP reached 0.377
+// and mask AP 0.339 (MLPerf's, as the logs name none), whatever run_stop says.
+std::string maskrcnn_log(const nlohmann::json& last_accuracy, const std::string& status, const nlohmann::json& target = nullptr) {
+  std::string text = mllog_line("submission_benchmark", "maskrcnn", 0);
+  if (!target.is_null()) text += mllog_line("eval_target", target, 1);
+  text += mllog_line("run_start", nullptr, 1000) +
+          mllog_line("eval_accuracy", {{"BBOX", 0.301}, {"SEGM", 0.282}}, 2000, {{"epoch_num", 1}}) +
+          mllog_line("eval_accuracy", last_accuracy, 3000, {{"epoch_num", 2}});
+  if (!status.empty()) text += mllog_line("run_stop", nullptr, 4000, {{"status", status}});
+  else text += mllog_line("run_stop", nullptr, 4000);
+  return text;
+}
+
+TEST(RunSummary, MaskRcnnConvergesOnlyWhenBoxAndMaskApBothReachTheirTargets) {
+  const RunSummary both = summarize_run(parse_log_text(maskrcnn_log({{"BBOX", 0.3781}, {"SEGM", 0.3415}}, "success")));
+  ASSERT_EQ(both.member_targets.size(), 2u);
+  EXPECT_EQ(both.member_targets[0].name, "BBOX");
+  EXPECT_EQ(both.member_targets[1].value, 0.339);
+  EXPECT_TRUE(both.converged);
+  EXPECT_EQ(both.epochs_to_converge, 2.0);
+
+  const RunSummary box_only = summarize_run(parse_log_text(maskrcnn_log({{"BBOX", 0.3781}, {"SEGM", 0.3385}}, "success")));
+  EXPECT_FALSE(box_only.converged) << "run_stop says success, but mask AP 0.3385 < 0.339";
+  EXPECT_EQ(members_below_target(box_only.evals.back().value, box_only.member_targets), "SEGM 0.3385 < 0.339");
+  const RunSummary mask_only = summarize_run(parse_log_text(maskrcnn_log({{"BBOX", 0.3765}, {"SEGM", 0.3415}}, "success")));
+  EXPECT_FALSE(mask_only.converged);
+  const RunSummary no_segm = summarize_run(parse_log_text(maskrcnn_log({{"BBOX", 0.3781}}, "success")));
+  EXPECT_FALSE(no_segm.converged);
+  EXPECT_EQ(members_below_target(no_segm.evals.back().value, no_segm.member_targets), "SEGM missing");
+  // Google's v0.6 logs: [box AP, mask AP]; a run_stop without a verdict is judged by the targets.
+  EXPECT_TRUE(summarize_run(parse_log_text(maskrcnn_log(nlohmann::json::array({0.3793, 0.3417}), ""))).converged);
+  EXPECT_FALSE(summarize_run(parse_log_text(maskrcnn_log(nlohmann::json::array({0.3793, 0.3301}), ""))).converged);
+  EXPECT_FALSE(summarize_run(parse_log_text(maskrcnn_log({{"BBOX", 0.3781}, {"SEGM", 0.3415}}, "aborted"))).converged);
+  // An eval_target object the log names wins over MLPerf's (a mini config's lower targets).
+  const RunSummary mini = summarize_run(
+      parse_log_text(maskrcnn_log({{"BBOX", 0.05}, {"SEGM", 0.04}}, "success", {{"BBOX", 0.05}, {"SEGM", 0.04}})));
+  EXPECT_TRUE(mini.converged);
+  EXPECT_EQ(mini.member_targets[0].value, 0.05);
+}
+
+TEST(RunSummary, OneNumberAccuraciesHaveNoMemberTargets) {
+  const RunSummary run = summarize_run(parse_log_text(mllog_line("submission_benchmark", "maskrcnn", 0) +
+                                                      mllog_line("run_start", nullptr, 1000) +
+                                                      mllog_line("eval_accuracy", 0.38, 2000, {{"epoch_num", 1}}) +
+                                                      mllog_line("run_stop", nullptr, 4000, {{"status", "success"}})));
+  EXPECT_TRUE(run.member_targets.empty());
+  EXPECT_TRUE(run.converged);
 }
 
 TEST(RunSummary, ReadsWhereAResumedRunResumedFrom) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -72,6 +73,33 @@ TEST(ScoringRule, RunCountsPerBenchmark) {
   EXPECT_EQ(scoring_rule("ncf")->required_runs, 100);
   EXPECT_EQ(scoring_rule("ncf")->scored_runs, 50);
   EXPECT_FALSE(scoring_rule("bert").has_value());
+}
+
+// Five maskrcnn runs whose logs all end with run_stop success (as the logs of Mask R-CNN name no
+// eval_target): the one whose mask AP stays below 0.339 did not converge and is the dropped slowest.
+TEST(Score, MaskRcnnRunReachingOnlyTheBoxTargetIsTheDroppedSlowest) {
+  std::vector<RunSummary> runs;
+  const std::vector<double> minutes = {100, 110, 120, 130, 90};
+  for (size_t i = 0; i < minutes.size(); ++i) {
+    const double start = kStartMs + static_cast<double>(i) * 1e7, stop = start + minutes[i] * 60000;
+    const nlohmann::json last = i == 4 ? nlohmann::json{{"BBOX", 0.3790}, {"SEGM", 0.3301}}
+                                       : nlohmann::json{{"BBOX", 0.3781}, {"SEGM", 0.3415}};
+    ParsedLog log = parse_log_text(mllog_line("submission_benchmark", "maskrcnn", start - 1000) +
+                                   mllog_line("seed", static_cast<int64_t>(i + 1), start - 900) +
+                                   mllog_line("run_start", nullptr, start) +
+                                   mllog_line("eval_accuracy", last, stop - 1, {{"epoch_num", 13}}) +
+                                   mllog_line("run_stop", nullptr, stop, {{"status", "success"}}));
+    log.path = "m/result_" + std::to_string(i) + ".txt";
+    runs.push_back(summarize_run(log));
+  }
+  const BenchmarkScore score = score_benchmark("maskrcnn", runs);
+  EXPECT_EQ(score.not_converged, 1);
+  ASSERT_TRUE(score.score_minutes) << score.invalid_reason;
+  EXPECT_DOUBLE_EQ(*score.score_minutes, 120.0);  // 100 dropped as fastest, the 90-minute run as slowest
+  const auto failed = std::find_if(score.runs.begin(), score.runs.end(), [](const SeedRow& r) { return !r.converged; });
+  ASSERT_NE(failed, score.runs.end());
+  EXPECT_EQ(failed->seed, 5);
+  EXPECT_EQ(failed->failure, "last eval_accuracy misses its target (every member must reach its own): SEGM 0.3301 < 0.339");
 }
 
 TEST(Score, OlympicMeanOfFiveConvergedRuns) {
