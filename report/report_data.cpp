@@ -345,11 +345,26 @@ RunPlatform resolve_platform(const RunSummary& summary, const SubmissionFiles& f
   return where;
 }
 
+// The targets of a quality of several numbers in a RunResult record (quality_targets); empty for one.
+std::vector<MemberTarget> record_members(const json& record) {
+  std::vector<MemberTarget> members;
+  const auto targets = record.find("quality_targets");
+  if (targets == record.end() || !targets->is_array() || targets->size() < 2) return members;
+  for (const json& target : *targets) {
+    const auto value = record_number(target, "value");
+    if (!target.is_object() || !value || record_text(target, "name").empty()) return {};
+    members.push_back({record_text(target, "name"), *value});
+  }
+  return members;
+}
+
 void take_quality(RunRow& row, const RunSummary& summary, const json& record) {
   row.quality_name = record.is_null() ? "" : record_text(record, "quality_name");
   if (!record.is_null()) {
     const auto target = record_number(record, "quality_target");
     if (target && *target > 0) row.quality_target = target;
+    row.quality_members = record_members(record);
+    if (!row.quality_members.empty()) row.quality_name = row.quality_members.front().name;
     const auto evals = record.find("evals");
     if (!row.quality_name.empty() && evals != record.end() && evals->is_array()) {
       for (const json& point : *evals) {
@@ -357,15 +372,23 @@ void take_quality(RunRow& row, const RunSummary& summary, const json& record) {
         const auto quality = point.find("quality");
         if (!epoch || quality == point.end() || !quality->is_object()) continue;
         const auto value = quality->find(row.quality_name);
-        if (value != quality->end() && value->is_number()) row.evals.push_back({*epoch, value->get<double>()});
+        if (value != quality->end() && value->is_number())
+          row.evals.push_back({*epoch, value->get<double>(), member_values(*quality, row.quality_members)});
       }
     }
   }
   if (!row.quality_target) row.quality_target = summary.target;
   if (!row.evals.empty()) return;
+  row.quality_members = summary.member_targets;
   std::string name = keys::kEvalAccuracy;
-  for (const EvalAccuracyPoint& point : summary.evals)
-    if (const auto value = quality_number(point.value, &name)) row.evals.push_back({point.epoch, *value});
+  for (const EvalAccuracyPoint& point : summary.evals) {
+    std::vector<std::optional<double>> members = member_values(point.value, row.quality_members);
+    if (!members.empty() && members.front()) row.evals.push_back({point.epoch, *members.front(), std::move(members)});
+    else if (const auto value = quality_number(point.value, &name)) row.evals.push_back({point.epoch, *value, std::move(members)});
+  }
+  if (std::all_of(row.evals.begin(), row.evals.end(), [](const QualityPoint& p) { return p.members.empty(); }))
+    row.quality_members.clear();  // one number per eval after all
+  if (!row.quality_members.empty()) name = row.quality_members.front().name;
   if (row.quality_name.empty()) row.quality_name = name;
 }
 

@@ -26,6 +26,9 @@
 //               train_samples x epochs run / (run_stop - run_start), which includes eval time, but
 //               not when train_samples is not the benchmark's epoch (mlperf_epoch_samples)
 //   energy      RunResult energy_joules, mean_power_watts, samples_per_joule (absent without NVML)
+//   quality     RunResult quality_name/quality_targets and evals; else the log's eval_accuracy lines: a
+//               number, or an object or array of several (Mask R-CNN's box and mask AP), read member by
+//               member against RunSummary::member_targets
 #pragma once
 
 #include <cstdint>
@@ -40,7 +43,9 @@ namespace mlh::report {
 
 struct QualityPoint {
   double epoch = 0;
-  double value = 0;
+  double value = 0;                            // of a quality of several numbers, its first member's
+  std::vector<std::optional<double>> members;  // each member's value, in RunRow::quality_members' order
+                                               // (nullopt: the eval lacks it); empty for one number
 };
 
 enum class ThroughputSource { kNone, kRunResult, kDerivedFromLog };
@@ -115,6 +120,11 @@ struct RunRow {
   std::string energy_source;   // RunResult energy_source ("nvml", or why absent), + cpu_energy_source when measured
   std::string quality_name;
   std::optional<double> quality_target;
+  // A quality of several numbers (Mask R-CNN's {"BBOX": .., "SEGM": ..}): each member and its target,
+  // from the RunResult's quality_targets, else the log's (RunSummary::member_targets: MLPerf's when
+  // the log names none); empty for a quality of one number. quality_name is then the first member's.
+  // Such a run converged only when every member reached its own target.
+  std::vector<MemberTarget> quality_members;
   std::vector<QualityPoint> evals;  // quality against epoch, in order
 
   // "seed 7", or "run 3" (the result index) for a log without a seed.

@@ -170,6 +170,87 @@ DocSection introduction(const CollectedRuns& collected, const ReportTables& tabl
   return section;
 }
 
+// The members of a group's quality of several numbers with their targets (BBOX 0.377, SEGM 0.339), each
+// as its first run names it; empty when every run's quality is one number.
+std::vector<MemberTarget> group_members(const GroupSummary& g, const std::vector<RunRow>& runs) {
+  std::vector<MemberTarget> members;
+  for (size_t i : g.run_indices)
+    for (const MemberTarget& member : runs[i].quality_members)
+      if (std::none_of(members.begin(), members.end(), [&](const MemberTarget& m) { return m.name == member.name; }))
+        members.push_back(member);
+  return members;
+}
+
+// "BBOX 0.3793, SEGM 0.3301" (— for a member the eval lacks).
+std::string members_cell(const RunRow& run, const QualityPoint& point) {
+  std::vector<std::string> parts;
+  for (size_t m = 0; m < run.quality_members.size(); ++m) {
+    const bool has = m < point.members.size() && point.members[m];
+    parts.push_back(run.quality_members[m].name + " " + (has ? fixed(*point.members[m], 4) : "—"));
+  }
+  return join(parts, ", ");
+}
+
+// "BBOX ≥ 0.377 ✓, SEGM ≥ 0.339 ✗": each member's target and whether the eval reached it.
+std::string targets_cell(const RunRow& run, const QualityPoint& point) {
+  std::vector<std::string> parts;
+  for (size_t m = 0; m < run.quality_members.size(); ++m) {
+    const MemberTarget& member = run.quality_members[m];
+    const bool reached = m < point.members.size() && point.members[m] && reaches_target(*point.members[m], member.value);
+    parts.push_back(member.name + " ≥ " + shortest(member.value) + (reached ? " ✓" : " ✗"));
+  }
+  return join(parts, ", ");
+}
+
+// Runs whose quality is several numbers (Mask R-CNN's box and mask AP): each run's last eval against
+// every member's target, and every eval, member by member. Nothing for runs of one number.
+void add_member_quality_tables(DocSection& section, const CollectedRuns& collected, const ReportTables& tables) {
+  std::vector<std::string> names;  // every member, by first appearance: the per-epoch table's columns
+  for (const GroupSummary& g : tables.groups)
+    for (const MemberTarget& member : group_members(g, collected.runs))
+      if (std::find(names.begin(), names.end(), member.name) == names.end()) names.push_back(member.name);
+  if (names.empty()) return;
+  DocTable last;
+  last.header = {"Benchmark", "Platform", "Devices", "Run", "Last eval (epoch)", "Quality", "Targets", "Converged"};
+  last.numeric = {false, false, true, false, true, false, false, false};
+  DocTable per_epoch;
+  per_epoch.header = {"Benchmark", "Platform", "Devices", "Run", "Epoch"};
+  per_epoch.numeric = {false, false, true, false, true};
+  for (const std::string& name : names) {
+    per_epoch.header.push_back(name);
+    per_epoch.numeric.push_back(true);
+  }
+  for (const GroupSummary& g : tables.groups) {
+    for (size_t i : g.run_indices) {
+      const RunRow& run = collected.runs[i];
+      if (run.quality_members.empty()) continue;
+      const std::vector<std::string> where = {g.benchmark, g.platform, count_label(g.device_count, g.device_kind), run.seed_label()};
+      std::vector<std::string> row = where;
+      if (run.evals.empty()) row.insert(row.end(), {"", "no eval", "", run.converged ? "yes" : "no"});
+      else row.insert(row.end(), {shortest(run.evals.back().epoch), members_cell(run, run.evals.back()),
+                                  targets_cell(run, run.evals.back()), run.converged ? "yes" : "no"});
+      last.rows.push_back(row);
+      for (const QualityPoint& point : run.evals) {
+        std::vector<std::string> cells = where;
+        cells.push_back(shortest(point.epoch));
+        for (const std::string& name : names) {
+          const auto member = std::find_if(run.quality_members.begin(), run.quality_members.end(),
+                                           [&](const MemberTarget& m) { return m.name == name; });
+          const size_t m = static_cast<size_t>(member - run.quality_members.begin());
+          cells.push_back(m < point.members.size() && point.members[m] ? fixed(*point.members[m], 4) : "");
+        }
+        per_epoch.rows.push_back(cells);
+      }
+    }
+  }
+  section.blocks.push_back(Paragraph{"Quality of several numbers (" + join(names, ", ") +
+                                     "): a run reached its target only when every member reached its own. Last eval of "
+                                     "each run:"});
+  section.blocks.push_back(last);
+  section.blocks.push_back(Paragraph{"Every eval, member by member:"});
+  section.blocks.push_back(per_epoch);
+}
+
 DocSection summary_section(const CollectedRuns& collected, const ReportTables& tables) {
   DocSection section{"Summary by benchmark, platform and device count", 2, {}};
   add_price_paragraphs(section, tables, true);
@@ -229,6 +310,7 @@ DocSection summary_section(const CollectedRuns& collected, const ReportTables& t
     seeds.rows.push_back({g.benchmark, g.platform, count_label(g.device_count, g.device_kind), per_seed_epochs(g, collected.runs)});
   section.blocks.push_back(Paragraph{"Epochs to converge, seed by seed:"});
   section.blocks.push_back(seeds);
+  add_member_quality_tables(section, collected, tables);
   return section;
 }
 
@@ -380,6 +462,28 @@ std::optional<DocChart> quality_chart(const GroupSummary& g, const std::vector<R
   LineChart chart;
   chart.title = group_name(g) + ": eval quality per epoch";
   chart.x_label = "epoch";
+  if (const std::vector<MemberTarget> members = group_members(g, runs); !members.empty()) {
+    // A quality of several numbers: a line per run and member, a target line per member.
+    for (size_t i : g.run_indices) {
+      const RunRow& run = runs[i];
+      for (size_t m = 0; m < run.quality_members.size(); ++m) {
+        LineSeries series{run.seed_label() + " " + run.quality_members[m].name, {}};
+        for (const QualityPoint& p : run.evals)
+          if (m < p.members.size() && p.members[m]) series.points.push_back({p.epoch, *p.members[m]});
+        if (!series.points.empty()) chart.series.push_back(series);
+      }
+    }
+    if (chart.series.empty()) return std::nullopt;
+    std::vector<std::string> names;
+    for (const MemberTarget& member : members) {
+      names.push_back(member.name);
+      chart.targets.push_back({member.value, member.name + " target " + shortest(member.value)});
+    }
+    chart.y_label = join(names, ", ");
+    chart.note = "The run reached its target only when every member reached its own.";
+    return DocChart{file_stem("quality", &g, g.benchmark), chart.title, render_line_chart(chart)};
+  }
+  std::optional<double> target;
   std::set<std::string> names;
   for (size_t i : g.run_indices) {
     const RunRow& run = runs[i];
@@ -388,23 +492,23 @@ std::optional<DocChart> quality_chart(const GroupSummary& g, const std::vector<R
     for (const QualityPoint& p : run.evals) series.points.push_back({p.epoch, p.value});
     chart.series.push_back(series);
     names.insert(run.quality_name);
-    if (!chart.target && run.quality_target) chart.target = run.quality_target;
+    if (!target && run.quality_target) target = run.quality_target;
   }
   if (chart.series.empty()) return std::nullopt;
   bool target_from_rules = false;
-  if (!chart.target) {
-    chart.target = mlperf_quality_target(g.benchmark);
-    target_from_rules = chart.target.has_value();
+  if (!target) {
+    target = mlperf_quality_target(g.benchmark);
+    target_from_rules = target.has_value();
     // v0.6 logs give BLEU in points (24.5), later rounds as a fraction (0.245).
     bool points = true;
     for (const LineSeries& series : chart.series)
       for (const LinePoint& p : series.points) points = points && p.y > 1;
-    if (chart.target && points && *chart.target < 1) *chart.target *= 100;
+    if (target && points && *target < 1) *target *= 100;
   }
   chart.y_label = join(std::vector<std::string>(names.begin(), names.end()), ", ");
-  if (chart.target) chart.target_label = "target " + shortest(*chart.target);
+  if (target) chart.targets.push_back({*target, "target " + shortest(*target)});
   else chart.note = "The logs name no target, and MLPerf has none on record for this benchmark.";
-  if (chart.target && target_from_rules) chart.note = "Target: MLPerf's quality target for " + g.benchmark + " (the logs name none).";
+  if (target && target_from_rules) chart.note = "Target: MLPerf's quality target for " + g.benchmark + " (the logs name none).";
   return DocChart{file_stem("quality", &g, g.benchmark), chart.title, render_line_chart(chart)};
 }
 

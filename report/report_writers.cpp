@@ -15,6 +15,12 @@ std::string number(const std::optional<double>& value) {
   return text;
 }
 
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i) text += (i ? separator : "") + parts[i];
+  return text;
+}
+
 std::string csv_line(const std::vector<std::string>& fields) {
   std::string line;
   for (size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + csv_field(fields[i]);
@@ -155,13 +161,26 @@ std::string runs_csv(const std::vector<RunRow>& runs, const ReportTables& tables
     std::optional<double> per_device;
     if (run.train_samples_per_second && run.device_count > 0) per_device = *run.train_samples_per_second / run.device_count;
     const std::optional<double> final_quality = run.evals.empty() ? std::nullopt : std::optional<double>(run.evals.back().value);
+    std::string quality_name = run.quality_name, quality_target = number(run.quality_target), final_text = number(final_quality);
+    if (!run.quality_members.empty()) {  // several numbers: each field lists the members, ';'-separated
+      std::vector<std::string> names, targets, finals;
+      for (size_t m = 0; m < run.quality_members.size(); ++m) {
+        names.push_back(run.quality_members[m].name);
+        targets.push_back(number(run.quality_members[m].value));
+        const bool has = !run.evals.empty() && m < run.evals.back().members.size() && run.evals.back().members[m];
+        finals.push_back(has ? number(run.evals.back().members[m]) : "NA");
+      }
+      quality_name = join(names, ";");
+      quality_target = join(targets, ";");
+      final_text = run.evals.empty() ? "" : join(finals, ";");
+    }
     std::vector<std::string> fields = {
         run.benchmark, run.platform, run.device_count > 0 ? std::to_string(run.device_count) : "", to_string(run.device_kind),
         run.device_model, run.seed ? std::to_string(*run.seed) : "", std::to_string(run.result_index),
         run.global_batch_size ? std::to_string(*run.global_batch_size) : "", run.converged ? "true" : "false",
         run.status, number(run.epochs_to_converge), number(run.epochs_run), number(run.time_to_train_minutes),
         number(run.train_samples_per_second), number(per_device), to_string(run.throughput_source),
-        run.quality_name, number(run.quality_target), number(final_quality), run.log_format, run.log_path,
+        quality_name, quality_target, final_text, run.log_format, run.log_path,
         run.record_path, run.platform_source, run.device_count_source, run.device, run.throughput_withheld};
     if (energy)
       fields.insert(fields.end(), {number(run.energy_joules), number(run.mean_power_watts), number(run.samples_per_joule),

@@ -18,7 +18,9 @@ std::string render_html(const ReportDocument& document);
 // Every table names its device count `devices` with `device_kind` beside it (gpu, cpu: CPU ranks,
 // accelerator). Optional columns, present only when some row has them: energy (a run measured
 // energy), cost (tables.any_price), energy cost (tables.any_energy_cost).
-// runs.csv: one row per run (`runs` as the tables were built from, for their run_costs).
+// runs.csv: one row per run (`runs` as the tables were built from, for their run_costs). A quality of
+// several numbers lists its members in quality_name, quality_target and final_quality, ';'-separated
+// in the same order ("BBOX;SEGM", "0.377;0.339", "0.3793;0.3417"; NA for a member the eval lacks).
 std::string runs_csv(const std::vector<RunRow>& runs, const ReportTables& tables);
 // summary.csv: one row per benchmark x platform x device count.
 std::string summary_csv(const ReportTables& tables, const std::vector<RunRow>& runs);

@@ -334,9 +334,9 @@ std::string render_line_chart(const LineChart& chart) {
       y_hi = std::max(y_hi, p.y);
       whole_x = whole_x && std::floor(p.x) == p.x;
     }
-  if (chart.target) {
-    y_lo = std::min(y_lo, *chart.target);
-    y_hi = std::max(y_hi, *chart.target);
+  for (const TargetLine& target : chart.targets) {
+    y_lo = std::min(y_lo, target.value);
+    y_hi = std::max(y_hi, target.value);
   }
   if (!std::isfinite(x_lo)) x_lo = 0, x_hi = 1;
   if (!std::isfinite(y_lo)) y_lo = 0, y_hi = 1;
@@ -393,9 +393,9 @@ std::string render_line_chart(const LineChart& chart) {
           << ": " << format_number(p.x) << ", " << format_number(p.y) << "</title></circle>";
   }
   out << "</g>";
-  if (chart.target) {
-    const double y = py(*chart.target);
-    const std::string label = chart.target_label.empty() ? "target " + format_number(*chart.target) : chart.target_label;
+  for (const TargetLine& target : chart.targets) {
+    const double y = py(target.value);
+    const std::string label = target.label.empty() ? "target " + format_number(target.value) : target.label;
     out << "<line class=\"target\" x1=\"" << num(frame.left) << "\" y1=\"" << num(y) << "\" x2=\"" << num(frame.right())
         << "\" y2=\"" << num(y) << "\" stroke=\"#c00\" stroke-width=\"1.5\" stroke-dasharray=\"7 5\"/>";
     // At the left end, where quality curves start low; a white halo keeps it readable over lines.

@@ -39,13 +39,18 @@ struct LineSeries {
   std::vector<LinePoint> points;
 };
 
+// A dashed horizontal line: a quality target.
+struct TargetLine {
+  double value = 0;
+  std::string label;                // empty: "target <value>"
+};
+
 struct LineChart {
   std::string title;
   std::string x_label;
   std::string y_label;
   std::vector<LineSeries> series;
-  std::optional<double> target;     // drawn as a dashed horizontal line
-  std::string target_label;
+  std::vector<TargetLine> targets;  // one per member of a quality of several numbers
   std::string note;
 };
 

@@ -20,7 +20,8 @@ struct LogSpec {
   std::string platform = "1xTest-GPU";
   std::optional<int64_t> seed = 1;
   double minutes = 10;                                  // run_stop - run_start
-  std::vector<std::pair<int, double>> evals = {{1, 0.1}, {2, 0.3}};  // (epoch, eval_accuracy)
+  // (epoch, eval_accuracy): a number, or an object such as Mask R-CNN's {"BBOX": .., "SEGM": ..}
+  std::vector<std::pair<int, nlohmann::json>> evals = {{1, 0.1}, {2, 0.3}};
   std::optional<double> target = 0.24;                  // eval_target
   std::string status = "success";
   std::optional<int64_t> train_samples;                 // logged when set

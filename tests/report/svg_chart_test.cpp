@@ -143,8 +143,7 @@ TEST(LineChart, SeriesPointsAndDashedTarget) {
   chart.series = {{"seed 1", {{1, 0.1}, {2, 0.2}, {3, 0.25}}},
                   {"seed 2", {{1, 0.12}, {2, 0.22}}},
                   {"seed 3", {{1, 0.08}, {2, 0.19}, {3, 0.23}, {4, 0.26}}}};
-  chart.target = 0.24;
-  chart.target_label = "target 0.24";
+  chart.targets = {{0.24, "target 0.24"}};
   const std::string svg = render_line_chart(chart);
   EXPECT_EQ(xml_problem(svg), "") << svg;
   EXPECT_EQ(count(svg, "class=\"series\""), 3u);
@@ -154,6 +153,18 @@ TEST(LineChart, SeriesPointsAndDashedTarget) {
   EXPECT_THAT(svg, HasSubstr(">target 0.24</text>"));
   EXPECT_THAT(svg, HasSubstr(">seed 3</text>"));  // legend
   EXPECT_THAT(svg, HasSubstr(">4</text>"));        // whole-epoch ticks up to the last epoch
+}
+
+TEST(LineChart, ATargetLinePerMemberOfAQualityOfSeveralNumbers) {
+  LineChart chart;
+  chart.title = "maskrcnn: eval quality per epoch";
+  chart.series = {{"seed 1 BBOX", {{1, 0.30}, {2, 0.379}}}, {"seed 1 SEGM", {{1, 0.28}, {2, 0.341}}}};
+  chart.targets = {{0.377, "BBOX target 0.377"}, {0.339, "SEGM target 0.339"}};
+  const std::string svg = render_line_chart(chart);
+  EXPECT_EQ(xml_problem(svg), "") << svg;
+  EXPECT_EQ(count(svg, "class=\"target\""), 2u);
+  EXPECT_THAT(svg, HasSubstr(">BBOX target 0.377</text>"));
+  EXPECT_THAT(svg, HasSubstr(">SEGM target 0.339</text>"));
 }
 
 TEST(LineChart, ManySeriesCapTheLegend) {
