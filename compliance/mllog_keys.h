@@ -73,6 +73,12 @@ inline constexpr const char* kModelBnSpan = "model_bn_span";
 // SSD (mlperf_logging: MAX_SAMPLES, the random crop's attempts per drawn option).
 inline constexpr const char* kMaxSamples = "max_samples";
 
+// Mask R-CNN (mlperf_logging: NUM_IMAGE_CANDIDATES, the RPN's proposals kept over a training batch;
+// MIN_IMAGE_SIZE, MAX_IMAGE_SIZE, the resize's short and long side bounds).
+inline constexpr const char* kNumImageCandidates = "num_image_candidates";
+inline constexpr const char* kMinImageSize = "min_image_size";
+inline constexpr const char* kMaxImageSize = "max_image_size";
+
 // Hyperparameters the reference implementations log under keys constants.py does not name (no rule
 // checks them; mlperf_logging's own gradient clip key, unused here, is opt_gradient_clip_norm).
 inline constexpr const char* kLabelSmoothing = "label_smoothing";
