@@ -27,6 +27,7 @@
 #include "workloads/common/batch_scaling.h"
 #include "workloads/common/coco_data_settings.h"
 #include "workloads/common/lr_schedules.h"
+#include "workloads/common/resnet_checkpoint.h"
 #include "workloads/common/workload_base.h"
 #include "workloads/maskrcnn/aspect_grouping.h"
 #include "workloads/maskrcnn/mask_paste.h"
@@ -206,32 +207,6 @@ struct MaskRcnnSettings : CocoDataSettings, ComputeSettings {
   }
 };
 
-// torchvision's resnet50 state dict into the trunk: the tensors of the same names (fc is not there).
-int64_t load_backbone_checkpoint(common::ResNet& body, const std::string& path) {
-  torch::serialize::InputArchive archive;
-  try {
-    archive.load_from(path);
-  } catch (const c10::Error& e) {
-    throw UserError("backbone_checkpoint " + path + ": not a LibTorch archive (" + std::string(e.what_without_backtrace()).substr(0, 200) +
-                    "); see README for exporting torchvision's resnet50 weights");
-  }
-  int64_t loaded = 0;
-  torch::NoGradGuard no_grad;
-  auto load = [&](const std::string& name, torch::Tensor& target) {
-    torch::Tensor value;
-    if (!archive.try_read(name, value)) return;
-    if (value.sizes() != target.sizes())
-      throw UserError("backbone_checkpoint " + path + ": " + name + " has shape " + c10::str(value.sizes()) +
-                      ", the trunk's is " + c10::str(target.sizes()) + " (width 1.0 reads resnet50 weights)");
-    target.copy_(value);
-    ++loaded;
-  };
-  for (auto& item : body->named_parameters()) load(item.key(), item.value());
-  for (auto& item : body->named_buffers()) load(item.key(), item.value());
-  if (loaded == 0) throw UserError("backbone_checkpoint " + path + ": none of the trunk's tensors is in it");
-  return loaded;
-}
-
 // A loader batch on the device as one gradient shard; skipped images are left out.
 MaskRcnnShard to_shard(MaskRcnnBatch batch, const torch::Device& device, int64_t global_index) {
   MaskRcnnShard shard;
@@ -332,7 +307,7 @@ class MaskRcnnWorkload final : public WorkloadBase<MaskRcnnSettings, MaskRcnnTra
 
     torch::manual_seed(seed_);
     MaskRcnn model(s.model_options(train_annotations_.num_classes()));
-    if (!s.backbone_checkpoint.empty()) load_backbone_checkpoint(model->backbone->body, s.backbone_checkpoint);
+    if (!s.backbone_checkpoint.empty()) common::load_torchvision_resnet(model->backbone->body, s.backbone_checkpoint, "resnet50");
     model->to(device_);
     trainer_ = std::make_unique<MaskRcnnTrainer>(model, make_maskrcnn_sgd(model, s.sgd_options(base_learning_rate_)), *world_,
                                                  TrainStepOptions{precision_, device_});

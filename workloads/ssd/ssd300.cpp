@@ -1,11 +1,6 @@
 #include "workloads/ssd/ssd300.h"
 
 #include <cmath>
-#include <fstream>
-#include <iterator>
-#include <map>
-
-#include <torch/csrc/jit/serialization/pickle.h>
 
 #include "base/user_error.h"
 
@@ -14,9 +9,6 @@ namespace {
 
 constexpr int64_t kExtraMid[] = {256, 256, 128, 128, 128};
 constexpr int64_t kExtraOut[] = {512, 512, 256, 256, 256};
-
-constexpr const char* kExportHint =
-    "export one with torch.save(dict(torchvision.models.resnet34(weights='IMAGENET1K_V1').state_dict()), path)";
 
 int64_t scaled(int64_t channels, double width) { return std::max<int64_t>(1, std::llround(channels * width)); }
 
@@ -117,44 +109,6 @@ std::pair<torch::Tensor, torch::Tensor> Ssd300Impl::forward(torch::Tensor images
     scores.push_back(class_heads[k]->forward(x).reshape({n, options.num_classes(), boxes}));
   }
   return {torch::cat(locations, 2), torch::cat(scores, 2)};
-}
-
-int64_t load_backbone_checkpoint(common::ResNet& backbone, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(path + ": cannot read the backbone checkpoint (key backbone_checkpoint)");
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  c10::IValue loaded;
-  try {
-    loaded = torch::pickle_load(bytes);
-  } catch (const std::exception& e) {
-    std::string reason = e.what();
-    reason = reason.substr(0, reason.find('\n'));
-    throw UserError(path + ": cannot read it as a dict saved by torch.save (" + reason + "); " + kExportHint);
-  }
-  if (!loaded.isGenericDict())
-    throw UserError(path + ": holds a " + loaded.tagKind() + ", not a dict of name -> tensor; " + kExportHint);
-  std::map<std::string, torch::Tensor> state;
-  for (const auto& entry : loaded.toGenericDict())
-    if (entry.key().isString() && entry.value().isTensor())
-      state[entry.key().toStringRef()] = entry.value().toTensor();
-
-  // Every tensor is checked before any is copied: a bad file leaves the backbone as it was.
-  std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;  // (target, source)
-  auto find = [&](const std::string& name, const torch::Tensor& target) {
-    const auto found = state.find(name);
-    if (found == state.end())
-      throw UserError(path + ": no tensor '" + name + "' (is it a torchvision resnet34 state dict?)");
-    if (found->second.sizes() != target.sizes())
-      throw UserError(path + ": '" + name + "' has shape " + c10::str(found->second.sizes()) + ", the backbone's is " +
-                      c10::str(target.sizes()) + " (the checkpoint must be a full-width ResNet-34)");
-    copies.emplace_back(target, found->second);
-  };
-  for (const auto& p : backbone->named_parameters()) find(p.key(), p.value());
-  for (const auto& b : backbone->named_buffers())
-    if (b.key().find("num_batches_tracked") == std::string::npos) find(b.key(), b.value());
-  torch::NoGradGuard no_grad;
-  for (auto& [target, source] : copies) target.copy_(source);
-  return static_cast<int64_t>(copies.size());
 }
 
 }  // namespace mlh::ssd

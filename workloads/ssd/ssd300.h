@@ -28,6 +28,7 @@
 #include <torch/torch.h>
 
 #include "workloads/common/resnet.h"
+#include "workloads/common/resnet_checkpoint.h"
 
 namespace mlh::ssd {
 
@@ -75,6 +76,8 @@ common::ResNetOptions ssd_backbone_options(double width);
 // torch.save(dict(torchvision.models.resnet34(weights="IMAGENET1K_V1").state_dict()), path) (LibTorch
 // cannot read the OrderedDict that state_dict() returns); layer4 and fc are ignored. Every backbone parameter and BN buffer must be there with its shape.
 // Throws UserError naming the file and the first missing or mis-shaped key. Returns the tensors copied.
-int64_t load_backbone_checkpoint(common::ResNet& backbone, const std::string& path);
+inline int64_t load_backbone_checkpoint(common::ResNet& backbone, const std::string& path) {
+  return common::load_torchvision_resnet(backbone, path, "resnet34");
+}
 
 }  // namespace mlh::ssd
