@@ -30,7 +30,8 @@ prints the median rate of each, their ratio and the machine.
   --warmup N           untimed steps per run; --steps N steps per timed window; --repeats N windows
                        per run, the median kept (defaults: the workload's checks.json)
   --quick              a test-sized comparison: one round, a tiny batch, 1 warm-up step, one window
-                       of 2 steps (the figures mean little)
+                       of 2 steps, and the workload's quick_settings from its checks.json (a smaller
+                       image side, say) in both (the figures mean little)
   --mlharness PATH     the mlharness binary (default: build/launch/mlharness beside this script,
                        else mlharness on the PATH)
   --python PATH        the Python with Debian's python3-torch (default /usr/bin/python3, not the
@@ -100,8 +101,11 @@ if [ "$loader" = 1 ]; then
 elif [ -n "$data" ]; then
   die "--data goes with --loader"
 fi
+quick_settings=()
 if [ "$quick" = 1 ]; then
   : "${batch:=${defaults[1]}}" "${rounds:=1}" "${warmup:=1}" "${steps:=2}" "${repeats:=1}"
+  # A test-sized input where the workload's checks.json asks for one (an image side, say).
+  [ "$loader" = 1 ] || mapfile -t quick_settings < <(python3 "$root/launch/workload_checks.py" quick-settings "$workload")
 fi
 : "${batch:=${defaults[0]}}" "${rounds:=3}" "${warmup:=${defaults[2]}}" "${steps:=${defaults[3]}}" "${repeats:=${defaults[4]}}"
 : "${threads:=$(nproc)}"
@@ -147,6 +151,11 @@ fi
 timing=(--warmup "$warmup" --steps "$steps" --repeats "$repeats")
 extra=() mlh_args=(--precision "$precision" --set intra_op_threads="$threads") ref_args=(--threads "$threads" --precision "$precision")
 [ "$channels_last" = 1 ] && extra+=(--channels-last)
+for setting in "${quick_settings[@]}"; do
+  key=${setting%%=*}
+  mlh_args+=(--set "$setting")
+  ref_args+=("--${key//_/-}" "${setting#*=}")
+done
 if [ "$loader" = 1 ]; then
   mlh_args=(--loader --set data_source=imagenet --set data_path="$data" --set loader_threads="$threads")
   ref_args=(--data "$data" --workers "$threads")
@@ -167,6 +176,11 @@ with open(path) as f:
         result = json.loads(f.read().strip().splitlines()[-1])
         print(result["per_second"], result["unit"], result["precision_used"].replace(" ", "_"))
 EOF
+}
+
+# A rate with one decimal, three under 10 (a few images/s or less, as the detectors' on a CPU).
+format_rate() {
+  awk -v rate="$1" 'BEGIN { printf(rate < 10 ? "%.3f" : "%.1f", rate) }'
 }
 
 cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1)
@@ -198,7 +212,8 @@ for ((round = 1; round <= rounds; round++)); do
   read -r ref_rate ref_unit ref_precision <<<"$result"
   [ "$ref_unit" = "$unit" ] || { echo "compare_reference.sh: units differ: mlharness $unit/s, reference $ref_unit/s" >&2; exit 1; }
   ref_rates+=("$ref_rate")
-  printf 'round %d: mlharness %.1f %s/s, reference %.1f %s/s\n' "$round" "$rate" "$unit" "$ref_rate" "$unit"
+  printf 'round %d: mlharness %s %s/s, reference %s %s/s\n' "$round" "$(format_rate "$rate")" "$unit" \
+    "$(format_rate "$ref_rate")" "$unit"
 done
 
 "$python" - "$workload" "$batch" "$precision" "$threads" "$unit" "${mlh_precision//_/ }" "${ref_precision//_/ }" \
@@ -208,9 +223,10 @@ import json, statistics, sys
  json_out, mlh, ref, loader) = sys.argv[1:]
 mlh, ref = [float(x) for x in mlh.split()], [float(x) for x in ref.split()]
 m, r = statistics.median(mlh), statistics.median(ref)
+rate = lambda x: f"{x:14,.1f}" if x >= 10 else f"{x:14,.3f}"  # noqa: E731 (format_rate's digits)
 print(f"median of {len(mlh)} round(s), {unit}/s:")
-print(f"  mlharness  {m:14,.1f} {unit}/s  ({mlh_precision})")
-print(f"  reference  {r:14,.1f} {unit}/s  ({ref_precision}, plain PyTorch {torch_version})")
+print(f"  mlharness  {rate(m)} {unit}/s  ({mlh_precision})")
+print(f"  reference  {rate(r)} {unit}/s  ({ref_precision}, plain PyTorch {torch_version})")
 print(f"  ratio      {m / r:14.2f}  (mlharness / reference)")
 if loader == "1":
     print(f"  per loader core: mlharness {m / int(threads):,.1f}, reference {r / int(threads):,.1f} {unit}/s "

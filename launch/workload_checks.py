@@ -4,12 +4,16 @@
 Every workload folder holds checks.json: its bench unit, the bench cases of the GPU check
 (launch/device_check.sh) at quick and full sizes with each case's share of the time budget, whether
 the GPU check trains its mini config to the target (device_check_mini_run_budget_s), and the defaults
-of its plain-PyTorch reference comparison (launch/compare_reference.sh, reference/<workload>.py).
+of its plain-PyTorch reference comparison (launch/compare_reference.sh, reference/<workload>.py). A
+reference entry may hold quick_settings, {"key": value, ...}: with compare_reference.sh --quick, each is
+`--set key=value` to mlharness bench and `--key-with-dashes value` to the reference loop (a test-sized
+model input, an image side, say).
 The scripts ask this reader, so a new workload folder joins them without an edit here.
 
   workload_checks.py bench-cases quick|full   workload|config|precisions|batch sizes|flags|budget s, a line each
   workload_checks.py mini-runs                workload|budget s, a line each
   workload_checks.py reference NAME [loader]  batch quick-batch warmup steps repeats channels-last(0|1) loader(0|1)
+  workload_checks.py quick-settings NAME      key=value, a line each, the reference's quick_settings
   workload_checks.py references               the workloads with a reference loop, space-separated
   workload_checks.py units                    workload: bench unit, a line each
 
@@ -69,6 +73,14 @@ def main(argv):
             reference = reference["loader"]
         print(reference["batch_size"], reference["quick_batch_size"], reference["warmup_steps"], reference["steps"],
               reference["repeats"], int(reference.get("channels_last", False)), int(has_loader))
+    elif command == "quick-settings" and len(argv) == 2:
+        if argv[1] not in checks or "reference" not in checks[argv[1]]:
+            fail("no reference loop for '%s'" % argv[1])
+        settings = checks[argv[1]]["reference"].get("quick_settings", {})
+        if not isinstance(settings, dict):
+            fail("%s: reference.quick_settings is not an object" % argv[1])
+        for key, value in settings.items():
+            print("%s=%s" % (key, value))
     elif command == "references" and len(argv) == 1:
         print(" ".join(n for n, f in checks.items() if "reference" in f))
     elif command == "units" and len(argv) == 1:

@@ -38,6 +38,12 @@ assert result["mlharness_per_second"] > 0 and result["reference_per_second"] > 0
 assert result["unit"] == "samples" and result["workload"] == "ncf", result
 EOF
 
+# quick_settings (checks.json): none for NCF; an unknown workload refused.
+[ -z "$(python3 "$source_dir/launch/workload_checks.py" quick-settings ncf)" ] || fail "ncf has quick_settings"
+status=0
+python3 "$source_dir/launch/workload_checks.py" quick-settings bert 2>/dev/null || status=$?
+[ "$status" = 2 ] || fail "workload_checks.py quick-settings bert exited $status, not 2"
+
 # Bad input: exit 2, one line that says what to do.
 expect_error() {
   local pattern=$1 status=0
