@@ -96,6 +96,17 @@ TEST(MaskRcnnRoiAlign, ConstantMapPoolsToTheConstant) {
   }
 }
 
+TEST(MaskRcnnRoiAlign, Bf16FeaturesPoolInFloatAndComeBackInBf16) {
+  // Under autocast on the CPU the features are bf16, for which the CPU has no embedding_bag kernel.
+  torch::manual_seed(5);
+  const torch::Tensor features = torch::randn({1, 4, 16, 16});
+  const torch::Tensor rois = torch::tensor({0.f, 4.f, 4.f, 40.f, 30.f}).view({1, 5});
+  const torch::Tensor in_float = roi_align(features.to(torch::kBFloat16).to(torch::kFloat), rois, 7, 0.25, 2);
+  const torch::Tensor in_bf16 = roi_align(features.to(torch::kBFloat16), rois, 7, 0.25, 2);
+  EXPECT_EQ(in_bf16.scalar_type(), torch::kBFloat16);
+  EXPECT_TRUE(torch::equal(in_bf16, in_float.to(torch::kBFloat16)));
+}
+
 TEST(MaskRcnnRoiAlign, RampPoolsToItsValuesAtTheBinCentres) {
   // f(y, x) = 2x + 3y + 1 is reproduced exactly by bilinear interpolation; a bin's 2 x 2 sub-bin
   // centres average to the bin's centre. Box (2, 3)..(16, 10) at scale 1: bins 2 wide, 1 high.

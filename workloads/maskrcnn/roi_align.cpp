@@ -72,11 +72,17 @@ torch::Tensor pool(const torch::Tensor& table, const torch::Tensor& rois, const 
                              x.index.view(x_shape);
   const torch::Tensor weights = y.weight.view(y_shape) * x.weight.view(x_shape);
   namespace F = torch::nn::functional;
+  // The CPU's embedding_bag has no bf16 or fp16 kernel: there the gather runs in float32 and gives
+  // the features' dtype back (as torchvision's roi_align under autocast runs in float32).
+  const bool widen = table.device().is_cpu() && (table.scalar_type() == torch::kBFloat16 || table.scalar_type() == torch::kHalf);
+  const torch::Tensor values = widen ? table.to(torch::kFloat) : table;
   const torch::Tensor sums = F::embedding_bag(
-      rows.reshape({count * P * P, 4 * S * S}), table,
+      rows.reshape({count * P * P, 4 * S * S}), values,
       F::EmbeddingBagFuncOptions().mode(torch::kSum).per_sample_weights(
-          weights.reshape({count * P * P, 4 * S * S}).to(table.scalar_type())));
-  return divided(sums.view({count, P, P, channels}).permute({0, 3, 1, 2}), static_cast<double>(S * S)).contiguous();
+          weights.reshape({count * P * P, 4 * S * S}).to(values.scalar_type())));
+  const torch::Tensor pooled =
+      divided(sums.view({count, P, P, channels}).permute({0, 3, 1, 2}), static_cast<double>(S * S)).contiguous();
+  return widen ? pooled.to(table.scalar_type()) : pooled;
 }
 
 torch::Tensor channels_last_rows(const torch::Tensor& features) {
