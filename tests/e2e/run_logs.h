@@ -41,6 +41,14 @@ inline std::vector<double> eval_accuracies(const std::vector<LogRecord>& records
   return values;
 }
 
+// Each eval_accuracy value as logged: a number, or an object of several ({"BBOX": .., "SEGM": ..}).
+inline std::vector<nlohmann::json> eval_accuracy_values(const std::vector<LogRecord>& records) {
+  std::vector<nlohmann::json> values;
+  for (const auto& r : records)
+    if (r.key == "eval_accuracy") values.push_back(r.value);
+  return values;
+}
+
 inline std::vector<double> train_losses(const std::vector<LogRecord>& records) {
   std::vector<double> values;
   for (const auto& r : records)

@@ -46,20 +46,20 @@ TEST(SeedDecides, TheFirstEpoch) {
   // The logs: the same loss and evaluation for the same seed, others for another.
   const std::vector<LogRecord> log_one = records_of(run_one), log_again = records_of(run_again),
                                log_two = records_of(run_two);
-  const std::vector<double> eval_one = eval_accuracies(log_one), eval_two = eval_accuracies(log_two);
+  const std::vector<nlohmann::json> eval_one = eval_accuracy_values(log_one), eval_two = eval_accuracy_values(log_two);
   const std::vector<double> loss_one = train_losses(log_one), loss_two = train_losses(log_two);
   ASSERT_EQ(eval_one.size(), 1u);
   ASSERT_EQ(eval_two.size(), 1u);
   ASSERT_EQ(loss_one.size(), 1u);
   ASSERT_EQ(loss_two.size(), 1u);
-  EXPECT_EQ(eval_accuracies(log_again), eval_one);
+  EXPECT_EQ(eval_accuracy_values(log_again), eval_one);
   EXPECT_EQ(train_losses(log_again), loss_one);
   EXPECT_NE(eval_two[0], eval_one[0]);
   EXPECT_NE(loss_two[0], loss_one[0]);
   EXPECT_EQ(find(log_one, "seed")->value, 1);
   EXPECT_EQ(find(log_two, "seed")->value, 2);
-  std::printf("%s: seed 1: loss %.6g, eval %.6g; seed 2: loss %.6g, eval %.6g; %lld of %lld model numbers differ\n",
-              run_one.c_str(), loss_one[0], eval_one[0], loss_two[0], eval_two[0],
+  std::printf("%s: seed 1: loss %.6g, eval %s; seed 2: loss %.6g, eval %s; %lld of %lld model numbers differ\n",
+              run_one.c_str(), loss_one[0], eval_one[0].dump().c_str(), loss_two[0], eval_two[0].dump().c_str(),
               static_cast<long long>(other.differing_model_elements), static_cast<long long>(other.model_elements));
 }
 
