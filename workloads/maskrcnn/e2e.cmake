@@ -1,0 +1,24 @@
+# Mask R-CNN's end-to-end runs and checks, included by tests/e2e/CMakeLists.txt (which defines the
+# functions).
+target_sources(mlh_e2e_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests/e2e/maskrcnn_mini_test.cpp
+  ${PROJECT_SOURCE_DIR}/tests/e2e/maskrcnn_cli_test.cpp)
+# One rank to both targets (box AP and mask AP, the mini config's); then two epochs (an evaluation
+# after each) on two ranks and on one rank pinned to one core (one thread, as each of the two ranks
+# has), which must train alike: the same two gradient shards per global batch. Those two train on 64
+# of the mini's images (9 steps an epoch): their subject is the shards' arithmetic, and the mini's
+# own 512-image epochs take minutes each on 2 cores.
+mlh_add_mini_run(maskrcnn np1_seed1 RANKS 1 SEED 1 CHECK_LOG TIMEOUT 900)
+set(maskrcnn_two_epochs --set synthetic_train_images=64 --set synthetic_val_images=16 --set max_epochs=2)
+mlh_add_mini_run(maskrcnn np2_seed1 RANKS 2 SEED 1 SHORT TIMEOUT 600 ARGS ${maskrcnn_two_epochs})
+mlh_add_mini_run(maskrcnn np1_one_core_seed1 RANKS 1 SEED 1 SHORT TIMEOUT 600 PREFIX taskset -c 0
+  ARGS ${maskrcnn_two_epochs})
+mlh_require_fixtures(FIXTURES maskrcnn_np1
+  TESTS e2e.MaskRcnnMini.ReachesBothTargetsOnOneRank
+    e2e.MaskRcnnBesidePublished.ScoreAndReportShowTheMiniBesideGooglesV06Logs)
+mlh_require_fixtures(FIXTURES maskrcnn_np2 maskrcnn_np1_one_core TESTS e2e.MaskRcnnMini.TwoRanksMatchOneRank)
+# A small generated set (32 training images: 4 steps an epoch) with targets out of reach, for the
+# checkpoint checks: resumed after epoch 1 of 2, and the seed's first epoch.
+set(maskrcnn_small --set synthetic_train_images=32 --set synthetic_val_images=8 --set target_box_ap=0.99
+  --set target_mask_ap=0.99)
+mlh_add_resume_checks(maskrcnn ARGS ${maskrcnn_small} --set max_epochs=2)
+mlh_add_seed_check(maskrcnn ARGS ${maskrcnn_small} --set max_epochs=1)
