@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <list>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -19,8 +20,11 @@ constexpr std::size_t kAlignment = 64;  // LibTorch's CPU alignment
 
 class CpuBlockCache final : public c10::Allocator {
  public:
-  CpuBlockCache(std::size_t min_block_bytes, int blocks_per_size)
-      : default_(c10::GetDefaultCPUAllocator()), min_block_bytes_(min_block_bytes), blocks_per_size_(blocks_per_size) {}
+  CpuBlockCache(std::size_t min_block_bytes, int blocks_per_size, std::size_t max_cached_bytes)
+      : default_(c10::GetDefaultCPUAllocator()),
+        min_block_bytes_(min_block_bytes),
+        blocks_per_size_(blocks_per_size),
+        max_cached_bytes_(max_cached_bytes) {}
 
   c10::DataPtr allocate(std::size_t bytes) MLH_LIBTORCH_ALLOCATE_CONST override {
     if (bytes < min_block_bytes_) return default_->allocate(bytes);
@@ -53,8 +57,10 @@ class CpuBlockCache final : public c10::Allocator {
     std::lock_guard<std::mutex> lock(mutex_);
     auto free = free_.find(bytes);
     if (free == free_.end() || free->second.empty()) return nullptr;
-    void* block = free->second.back();
+    const auto entry = free->second.back();
     free->second.pop_back();
+    void* block = entry->block;
+    cached_order_.erase(entry);
     --stats_.cached_blocks;
     stats_.cached_bytes -= static_cast<int64_t>(bytes);
     ++stats_.reused;
@@ -62,31 +68,52 @@ class CpuBlockCache final : public c10::Allocator {
   }
 
   void keep_or_free(void* block) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    const auto known = sizes_.find(block);
-    if (known == sizes_.end()) {  // a small block, the default allocator's (through raw_deallocate)
-      lock.unlock();
-      default_->raw_deleter()(block);
-      return;
+    std::vector<void*> released;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      const auto known = sizes_.find(block);
+      if (known == sizes_.end()) {  // a small block, the default allocator's (through raw_deallocate)
+        lock.unlock();
+        default_->raw_deleter()(block);
+        return;
+      }
+      const std::size_t bytes = known->second;
+      auto& free = free_[bytes];
+      if (static_cast<int>(free.size()) >= blocks_per_size_ || bytes > max_cached_bytes_) {
+        sizes_.erase(known);
+        released.push_back(block);
+      } else {
+        free.push_back(cached_order_.insert(cached_order_.end(), Cached{bytes, block}));
+        ++stats_.cached_blocks;
+        stats_.cached_bytes += static_cast<int64_t>(bytes);
+        // Over the cap: the blocks cached longest ago go (each the oldest of its size).
+        while (static_cast<std::size_t>(stats_.cached_bytes) > max_cached_bytes_) {
+          const Cached oldest = cached_order_.front();
+          auto& same_size = free_[oldest.bytes];
+          same_size.erase(same_size.begin());
+          cached_order_.pop_front();
+          --stats_.cached_blocks;
+          stats_.cached_bytes -= static_cast<int64_t>(oldest.bytes);
+          sizes_.erase(oldest.block);
+          released.push_back(oldest.block);
+        }
+      }
     }
-    const std::size_t bytes = known->second;
-    std::vector<void*>& free = free_[bytes];
-    if (static_cast<int>(free.size()) < blocks_per_size_) {
-      free.push_back(block);
-      ++stats_.cached_blocks;
-      stats_.cached_bytes += static_cast<int64_t>(bytes);
-      return;
-    }
-    sizes_.erase(block);
-    lock.unlock();
-    std::free(block);
+    for (void* unused : released) std::free(unused);
   }
 
   c10::Allocator* const default_;
   const std::size_t min_block_bytes_;
   const int blocks_per_size_;
+  const std::size_t max_cached_bytes_;
+  struct Cached {
+    std::size_t bytes;
+    void* block;
+  };
   mutable std::mutex mutex_;
-  mutable std::unordered_map<std::size_t, std::vector<void*>> free_;  // by exact size
+  mutable std::list<Cached> cached_order_;  // every free block held, oldest first
+  // By exact size, oldest first: positions in cached_order_.
+  mutable std::unordered_map<std::size_t, std::vector<std::list<Cached>::iterator>> free_;
   mutable std::unordered_map<void*, std::size_t> sizes_;              // every large block out or kept
   mutable CpuBlockCacheStats stats_;
 };
@@ -97,10 +124,10 @@ void CpuBlockCache::give_back(void* block) { g_cache->keep_or_free(block); }
 
 }  // namespace
 
-void install_cpu_block_cache(std::size_t min_block_bytes, int blocks_per_size) {
+void install_cpu_block_cache(std::size_t min_block_bytes, int blocks_per_size, std::size_t max_cached_bytes) {
   static std::once_flag once;
   std::call_once(once, [&] {
-    g_cache = new CpuBlockCache(min_block_bytes, blocks_per_size);
+    g_cache = new CpuBlockCache(min_block_bytes, blocks_per_size, max_cached_bytes);
     c10::SetCPUAllocator(g_cache, /*priority=*/1);
   });
 }

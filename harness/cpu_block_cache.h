@@ -8,7 +8,10 @@
 // in use stays flat. Smaller blocks go to LibTorch's default CPU allocator.
 //
 // Each size keeps at most `blocks_per_size` free blocks (the most a step holds at once of one size
-// is what it reuses); what the cache holds stays allocated, so it counts as heap in use. Contents of
+// is what it reuses), and all sizes together at most `max_cached_bytes`: past it, the blocks cached
+// longest ago are freed. Without that bound a step whose sizes change with its data (Mask R-CNN's
+// images and proposal counts) would keep blocks of thousands of sizes never asked for again (the
+// mini grew to 7 GB). What the cache holds stays allocated, so it counts as heap in use. Contents of
 // a reused block are whatever the last tensor left (as torch::empty promises nothing). Thread-safe.
 #pragma once
 
@@ -26,7 +29,8 @@ struct CpuBlockCacheStats {
 
 // Makes the cache LibTorch's CPU allocator (c10::SetCPUAllocator, at a priority above the default),
 // once per process; later calls do nothing.
-void install_cpu_block_cache(std::size_t min_block_bytes = std::size_t{1} << 20, int blocks_per_size = 8);
+void install_cpu_block_cache(std::size_t min_block_bytes = std::size_t{1} << 20, int blocks_per_size = 8,
+                             std::size_t max_cached_bytes = std::size_t{1} << 30);
 bool cpu_block_cache_installed();
 CpuBlockCacheStats cpu_block_cache_stats();
 

@@ -1,6 +1,7 @@
 // The CPU block cache (harness/cpu_block_cache.h) as LibTorch's CPU allocator: a freed large
 // tensor's block comes back for the next tensor of the same size, other sizes and small tensors do
-// not take it, the cache keeps a bounded number per size, and tensors read and write as ever.
+// not take it, the cache keeps a bounded number per size and a bounded total, and tensors read and
+// write as ever.
 #include "harness/cpu_block_cache.h"
 
 #include <gtest/gtest.h>
@@ -67,6 +68,22 @@ TEST(CpuBlockCache, KeepsAtMostEightFreeBlocksOfASize) {
     held_of_this_size = cpu_block_cache_stats().reused - reused;
   }
   EXPECT_EQ(held_of_this_size, 8);
+}
+
+// Sizes that change with the data (Mask R-CNN's images, its proposal counts) must not pile up: past
+// 1 GiB in all, the blocks cached longest ago are freed.
+TEST(CpuBlockCache, HoldsAtMostAGibibyteFreeingTheOldestFirst) {
+  install_cpu_block_cache();
+  const int64_t base = (int64_t{4} << 20) / 4 + 7777;  // ~4 MiB of floats; sizes no other test uses
+  const int kSizes = 300;                            // ~1.2 GiB if all were kept
+  for (int i = 0; i < kSizes; ++i) torch::empty({base + 1024 * i});
+  EXPECT_LE(cpu_block_cache_stats().cached_bytes, int64_t{1} << 30);
+  EXPECT_GT(cpu_block_cache_stats().cached_bytes, (int64_t{1} << 30) - (int64_t{8} << 20));
+  const int64_t reused = cpu_block_cache_stats().reused;
+  torch::empty({base});  // the first size's block went first
+  EXPECT_EQ(cpu_block_cache_stats().reused, reused);
+  torch::empty({base + 1024 * (kSizes - 1)});  // the last one is still there
+  EXPECT_EQ(cpu_block_cache_stats().reused, reused + 1);
 }
 
 }  // namespace
