@@ -101,7 +101,9 @@ TEST(PublishedRounds, ScoreReportAndStrictVerdictsAreWhatTheGoldensSay) {
     EXPECT_EQ(in_report->run_indices.size(), group->runs.size());
     const std::optional<double> score_number = score.score_minutes ? score.score_minutes : score.runs_present_olympic_minutes;
     EXPECT_EQ(in_report->olympic_mean_minutes.has_value(), score_number.has_value());
-    if (score_number && in_report->olympic_mean_minutes) EXPECT_DOUBLE_EQ(*in_report->olympic_mean_minutes, *score_number);
+    if (score_number && in_report->olympic_mean_minutes) {
+      EXPECT_DOUBLE_EQ(*in_report->olympic_mean_minutes, *score_number);
+    }
     if (expected.contains("converged_present_olympic_minutes")) {
       ASSERT_TRUE(score.runs_present_olympic_minutes);
       EXPECT_NEAR(*score.runs_present_olympic_minutes, expected.at("converged_present_olympic_minutes").get<double>(), 1e-4);
