@@ -65,9 +65,9 @@ std::vector<torch::Tensor> ResNetFpnImpl::forward(const torch::Tensor& images) {
   return p;
 }
 
-std::vector<torch::Tensor> ResNetFpnImpl::trainable_parameters() {
+std::vector<torch::Tensor> trainable_parameters(torch::nn::Module& module) {
   std::vector<torch::Tensor> trainable;
-  for (auto& p : parameters())
+  for (auto& p : module.parameters())
     if (p.requires_grad()) trainable.push_back(p);
   return trainable;
 }

@@ -42,14 +42,15 @@ class ResNetFpnImpl : public torch::nn::Module {
   // for s = 4, 8, 16, 32, 64.
   std::vector<torch::Tensor> forward(const torch::Tensor& images);
 
-  // The parameters that train: every one but the frozen stages' and the frozen norm layers'.
-  std::vector<torch::Tensor> trainable_parameters();
-
   BackboneOptions options;
   common::ResNet body{nullptr};  // torchvision's names: conv1, bn1, layer1..layer4
   std::vector<torch::nn::Conv2d> inner_blocks, layer_blocks;  // fpn_inner1..4, fpn_layer1..4 (C2 first)
 };
 TORCH_MODULE(ResNetFpn);
+
+// The parameters of `module` that train (requires_grad): for the backbone, every one but the frozen
+// stages' and the frozen norm layers'.
+std::vector<torch::Tensor> trainable_parameters(torch::nn::Module& module);
 
 // The feature strides of P2..P6.
 inline const std::vector<int64_t>& fpn_strides() {

@@ -102,11 +102,4 @@ std::vector<MaskedDetections> MaskRcnnImpl::detect(const torch::Tensor& images,
   return out;
 }
 
-std::vector<torch::Tensor> MaskRcnnImpl::trainable_parameters() {
-  std::vector<torch::Tensor> trainable;
-  for (auto& p : parameters())
-    if (p.requires_grad()) trainable.push_back(p);
-  return trainable;
-}
-
 }  // namespace mlh::maskrcnn

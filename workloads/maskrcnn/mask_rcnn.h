@@ -60,9 +60,6 @@ class MaskRcnnImpl : public torch::nn::Module {
   // Detections of each image (call in eval mode, under NoGradGuard).
   std::vector<MaskedDetections> detect(const torch::Tensor& images, const std::vector<ImageSize>& image_sizes);
 
-  // The parameters that train: all but the backbone's frozen ones.
-  std::vector<torch::Tensor> trainable_parameters();
-
   const MaskRcnnOptions& options() const { return options_; }
 
   ResNetFpn backbone{nullptr};

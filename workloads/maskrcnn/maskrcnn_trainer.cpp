@@ -39,7 +39,7 @@ std::unique_ptr<Optimizer> make_maskrcnn_sgd(MaskRcnn& model, const MaskRcnnSgdO
 
 MaskRcnnTrainer::MaskRcnnTrainer(MaskRcnn model, std::unique_ptr<Optimizer> optimizer, const World& world,
                                  TrainStepOptions options)
-    : model_(std::move(model)), step_(model_->trainable_parameters(), std::move(optimizer), world, options) {}
+    : model_(std::move(model)), step_(trainable_parameters(*model_), std::move(optimizer), world, options) {}
 
 torch::Tensor MaskRcnnTrainer::train_on(const MaskRcnnStepBatch& batch) {
   return step_.run(static_cast<int64_t>(batch.shards.size()), static_cast<double>(batch.global_shards),
