@@ -190,7 +190,6 @@ struct MaskRcnnSettings : CocoDataSettings, ComputeSettings {
     o.momentum = momentum;
     o.weight_decay = weight_decay;
     o.bias_learning_rate_factor = bias_learning_rate_factor;
-    o.bias_weight_decay = 0.0;
     return o;
   }
 
@@ -207,22 +206,36 @@ struct MaskRcnnSettings : CocoDataSettings, ComputeSettings {
   }
 };
 
+// A loader batch without its skipped images: the images on `device`, their sizes and host targets.
+struct KeptImages {
+  torch::Tensor images;
+  std::vector<ImageSize> image_sizes;
+  std::vector<HostTargets> targets;
+};
+
+KeptImages kept_images(MaskRcnnBatch batch, const torch::Device& device) {
+  KeptImages kept;
+  std::vector<int64_t> indices;
+  for (size_t i = 0; i < batch.targets.size(); ++i) {
+    if (batch.targets[i].skipped) continue;
+    indices.push_back(static_cast<int64_t>(i));
+    kept.image_sizes.push_back(batch.image_sizes[i]);
+    kept.targets.push_back(std::move(batch.targets[i]));
+  }
+  torch::Tensor images = batch.images;
+  if (static_cast<int64_t>(indices.size()) != images.size(0)) images = images.index_select(0, torch::tensor(indices, torch::kLong));
+  kept.images = to_device(images, device);
+  return kept;
+}
+
 // A loader batch on the device as one gradient shard; skipped images are left out.
 MaskRcnnShard to_shard(MaskRcnnBatch batch, const torch::Device& device, int64_t global_index) {
+  KeptImages kept = kept_images(std::move(batch), device);
   MaskRcnnShard shard;
   shard.global_index = global_index;
-  std::vector<int64_t> kept;
-  for (size_t i = 0; i < batch.targets.size(); ++i)
-    if (!batch.targets[i].skipped) kept.push_back(static_cast<int64_t>(i));
-  torch::Tensor images = batch.images;
-  std::vector<HostTargets> targets;
-  for (int64_t i : kept) {
-    shard.image_sizes.push_back(batch.image_sizes[static_cast<size_t>(i)]);
-    targets.push_back(std::move(batch.targets[static_cast<size_t>(i)]));
-  }
-  if (static_cast<int64_t>(kept.size()) != images.size(0)) images = images.index_select(0, torch::tensor(kept, torch::kLong));
-  shard.images = to_device(images, device);
-  shard.targets = targets_on_device(targets, device);
+  shard.images = std::move(kept.images);
+  shard.image_sizes = std::move(kept.image_sizes);
+  shard.targets = targets_on_device(kept.targets, device);
   return shard;
 }
 
@@ -281,9 +294,9 @@ class MaskRcnnWorkload final : public WorkloadBase<MaskRcnnSettings, MaskRcnnTra
     train_images_ = training_image_indices(train_annotations_);
     if (train_images_.empty())
       throw UserError(train_annotations_.path + ": no image has an object with a box over 1 pixel to train on");
+    group_of_.assign(train_annotations_.images.size(), 0);
     for (const int32_t i : train_images_) {
       const coco::Image& image = train_annotations_.images[static_cast<size_t>(i)];
-      group_of_.resize(train_annotations_.images.size(), 0);
       group_of_[static_cast<size_t>(i)] = aspect_group(image.width, image.height);
     }
     global_batch_ = common::global_batch_size(s.batch_size_per_device, s.global_batch_size, world_->size());
@@ -372,21 +385,15 @@ class MaskRcnnWorkload final : public WorkloadBase<MaskRcnnSettings, MaskRcnnTra
     std::vector<double> rows;
     std::string masks;
     for (size_t b = 0; b < batches; ++b) {
-      MaskRcnnBatch loaded = eval_->next();
-      std::vector<HostTargets> images_of_batch = loaded.targets;  // ids and original sizes
-      MaskRcnnShard batch = to_shard(std::move(loaded), device_, 0);
+      const KeptImages batch = kept_images(eval_->next(), device_);  // targets: ids and original sizes
       if (batch.images.size(0) == 0) continue;
       std::vector<MaskedDetections> found;
       {
         AutocastScope autocast(precision_, device_);
         found = model->detect(batch.images, batch.image_sizes);
       }
-      size_t image = 0;
-      for (const HostTargets& meta : images_of_batch) {
-        if (meta.skipped) continue;
-        append_detections(found[image], batch.image_sizes[image], meta, eval_annotations_, paste, rows, masks);
-        ++image;
-      }
+      for (size_t i = 0; i < found.size(); ++i)
+        append_detections(found[i], batch.image_sizes[i], batch.targets[i], eval_annotations_, paste, rows, masks);
     }
     return score(epoch, rows, masks);
   }
