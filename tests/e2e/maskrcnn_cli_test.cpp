@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "compliance/log_reader.h"
-#include "tests/e2e/cli_fixture.h"
+#include "tests/e2e/coco_cli_fixture.h"
 
 namespace mlh {
 namespace {
@@ -29,32 +29,14 @@ const char* kMiniOnTinyCoco =
     "--workload maskrcnn --config mini --set synthetic_train_images=8 --set synthetic_val_images=4 "
     "--set max_epochs=1 --set loader_threads=2 --quiet";
 
-class MaskRcnnCli : public Cli {
+class MaskRcnnCli : public CocoCli {
  protected:
-  std::vector<fs::path> logs() {
-    std::vector<fs::path> found;
-    if (!fs::exists(dir_ / "results")) return found;
-    for (const auto& entry : fs::recursive_directory_iterator(dir_ / "results"))
-      if (entry.path().extension() == ".txt") found.push_back(entry.path());
-    return found;
-  }
   // Generates the tiny set under data/ with one short run of the mini, and copies it to coco/.
-  fs::path tiny_coco_copy() {
-    const Outcome made = run(std::string(kMiniOnTinyCoco) + " --seed 1", "", 300);
-    EXPECT_LE(made.exit_code, 1) << made.err;
-    fs::path generated;
-    for (const auto& entry : fs::directory_iterator(dir_ / "data")) generated = entry.path();
-    const fs::path copy = dir_ / "coco";
-    fs::copy(generated, copy, fs::copy_options::recursive);
-    fs::remove_all(dir_ / "results");
-    return copy;
-  }
+  fs::path tiny_coco_copy() { return generated_coco_copy(std::string(kMiniOnTinyCoco) + " --seed 1"); }
   // The mini on the copy, read as data_source coco.
   static std::string on_copy(const fs::path& coco) {
     return std::string(kMiniOnTinyCoco) + " --seed 1 --set data_source=coco --set data_path=" + coco.string();
   }
-  nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
-  void write_json(const fs::path& path, const nlohmann::json& json) { std::ofstream(path) << json.dump(); }
 };
 
 // The common keys and the 0.7.0 closed maskrcnn keys (compliance/rules/0.7.0/common.yaml,

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "compliance/log_reader.h"
-#include "tests/e2e/cli_fixture.h"
+#include "tests/e2e/coco_cli_fixture.h"
 
 namespace mlh {
 namespace {
@@ -25,28 +25,10 @@ const char* kSmallModel =
     " --set image_size=128 --set width=0.25 --set extra_strides=[2,2,1] --set dbox_steps=[8,16,32,64] "
     "--set dbox_scales=[16,32,56,88,120] --set dbox_ratios_per_map=[1,2,2,1]";
 
-class SsdCli : public Cli {
+class SsdCli : public CocoCli {
  protected:
-  std::vector<fs::path> logs() {
-    std::vector<fs::path> found;
-    if (!fs::exists(dir_ / "results")) return found;
-    for (const auto& entry : fs::recursive_directory_iterator(dir_ / "results"))
-      if (entry.path().extension() == ".txt") found.push_back(entry.path());
-    return found;
-  }
   // Generates the tiny set under data/ with one short run of the small model, and copies it to coco/.
-  fs::path tiny_coco_copy() {
-    const Outcome made = run(std::string(kTinyCoco) + kSmallModel + " --seed 1", "", 300);
-    EXPECT_LE(made.exit_code, 1) << made.err;
-    fs::path generated;
-    for (const auto& entry : fs::directory_iterator(dir_ / "data")) generated = entry.path();
-    const fs::path copy = dir_ / "coco";
-    fs::copy(generated, copy, fs::copy_options::recursive);
-    fs::remove_all(dir_ / "results");
-    return copy;
-  }
-  nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
-  void write_json(const fs::path& path, const nlohmann::json& json) { std::ofstream(path) << json.dump(); }
+  fs::path tiny_coco_copy() { return generated_coco_copy(std::string(kTinyCoco) + kSmallModel + " --seed 1"); }
 };
 
 // The common keys and the 0.7.0 closed ssd keys (compliance/rules/0.7.0/closed_ssd.yaml).
