@@ -265,13 +265,11 @@ TEST(MaskRcnnGrouping, EveryImageOnceInSingleGroupBatchesSharedOverRanks) {
   for (int32_t i = 0; i < count; ++i) all[static_cast<size_t>(i)] = i;
   EXPECT_EQ(seen, all);
 
-  // Three ranks' shares put together give each global batch back, in order.
-  std::vector<std::vector<std::vector<int32_t>>> shares;
-  for (int rank = 0; rank < 3; ++rank) shares.push_back(rank_shares(batches, rank, 3));
+  // Three shards put together give each global batch back, in order.
   for (size_t b = 0; b < batches.size(); ++b) {
     std::vector<int32_t> joined;
-    for (int rank = 0; rank < 3; ++rank) {
-      const std::vector<int32_t>& share = shares[static_cast<size_t>(rank)][b];
+    for (int64_t shard = 0; shard < 3; ++shard) {
+      const std::vector<int32_t> share = shard_of(batches[b], shard, 3);
       EXPECT_LE(share.size(), batches[b].size() / 3 + 1);
       joined.insert(joined.end(), share.begin(), share.end());
     }
@@ -308,8 +306,8 @@ MaskRcnnLoaderOptions small_options(bool train, int threads) {
   return options;
 }
 
-// Image `index` as the loader should give it: OpenCV's bilinear resize, maybe flipped, BGR less the
-// means, CHW.
+// Image `index` as the loader should give it: OpenCV's bilinear resize, maybe flipped, BGR (or RGB)
+// scaled, less the means, over the stds, CHW.
 torch::Tensor expected_pixels(const SyntheticCoco& data, int32_t index, const MaskRcnnLoaderOptions& options,
                               bool flip) {
   const coco::Image& image = data.annotations.images[static_cast<size_t>(index)];
@@ -322,8 +320,10 @@ torch::Tensor expected_pixels(const SyntheticCoco& data, int32_t index, const Ma
   cv::Mat as_float;
   resized.convertTo(as_float, CV_32FC3);
   torch::Tensor hwc = torch::from_blob(as_float.data, {size.height, size.width, 3}, torch::kFloat32).clone();
+  if (options.rgb) hwc = hwc.flip({2});
   const torch::Tensor means = torch::tensor({options.pixel_means[0], options.pixel_means[1], options.pixel_means[2]});
-  return (hwc - means).permute({2, 0, 1}).contiguous();
+  const torch::Tensor stds = torch::tensor({options.pixel_stds[0], options.pixel_stds[1], options.pixel_stds[2]});
+  return ((hwc / 255 * options.pixel_scale - means) / stds).permute({2, 0, 1}).contiguous();
 }
 
 std::vector<MaskRcnnBatch> all_batches(const SyntheticCoco& data, const MaskRcnnLoaderOptions& options,
@@ -386,6 +386,24 @@ TEST(MaskRcnnLoader, BatchesArePaddedToMultiplesOf32WithZeros) {
     EXPECT_EQ(batch.images.size(3), (max_width + 31) / 32 * 32);
     EXPECT_EQ(batch.images.size(2) % 32, 0);
   }
+}
+
+TEST(MaskRcnnLoader, TorchvisionPixelsAreRgbOnTheUnitScaleNormalised) {
+  const fs::path folder = test_folder();
+  const SyntheticCoco data = synthetic_coco(folder);
+  MaskRcnnLoaderOptions options = small_options(false, 1);
+  options.rgb = true;
+  options.pixel_scale = 1.0f;
+  options.pixel_means = {0.485f, 0.456f, 0.406f};
+  options.pixel_stds = {0.229f, 0.224f, 0.225f};
+  const MaskRcnnBatch batch = all_batches(data, options, {{2}}, 0).front();
+  const ImageSize size = batch.image_sizes[0];
+  const torch::Tensor inside = batch.images[0].slice(1, 0, size.height).slice(2, 0, size.width);
+  const torch::Tensor expected = expected_pixels(data, 2, options, false);
+  EXPECT_TRUE(torch::allclose(inside, expected, 0, 1e-5));
+  // Channel 0 is red: it is not what the default (BGR) order puts first.
+  options.rgb = false;
+  EXPECT_FALSE(torch::allclose(inside, expected_pixels(data, 2, options, false), 0, 1e-5));
 }
 
 TEST(MaskRcnnLoader, ResultsDependOnlyOnSeedEpochAndIndex) {
@@ -477,6 +495,10 @@ TEST(MaskRcnnLoader, OptionsOutOfRangeAreUserErrors) {
   options.size_divisibility = 0;
   EXPECT_THAT(user_error_of([&] { MaskRcnnLoader loader(annotations, folder.string(), options); }),
               HasSubstr("size_divisibility is 0"));
+  options = small_options(true, 1);
+  options.pixel_scale = 0.0f;
+  EXPECT_THAT(user_error_of([&] { MaskRcnnLoader loader(annotations, folder.string(), options); }),
+              HasSubstr("pixel_scale is 0"));
 }
 
 }  // namespace

@@ -53,6 +53,16 @@ TEST(MaskRcnnBackbone, StrideSitsOnTheFirstOneByOne) {
   }
 }
 
+TEST(MaskRcnnBackbone, TorchvisionsStrideSitsOnTheThreeByThree) {
+  ResNetFpn backbone(BackboneOptions{}.width(0.25).stride_in_1x1(false));
+  for (size_t stage = 1; stage < 4; ++stage) {
+    auto* block = backbone->body->stages[stage]->children().front()->as<common::BottleneckImpl>();
+    ASSERT_NE(block, nullptr);
+    EXPECT_EQ(block->conv1->options.stride()->at(0), 1);
+    EXPECT_EQ(block->conv2->options.stride()->at(0), 2);
+  }
+}
+
 TEST(MaskRcnnBackbone, GivesP2ToP6AtStrides4To64) {
   torch::manual_seed(0);
   ResNetFpn backbone(BackboneOptions{}.width(0.25).fpn_channels(32));

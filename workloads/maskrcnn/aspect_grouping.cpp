@@ -34,16 +34,10 @@ std::vector<std::vector<int32_t>> group_batches(const std::vector<int32_t>& orde
   return batches;
 }
 
-std::vector<std::vector<int32_t>> rank_shares(const std::vector<std::vector<int32_t>>& global_batches, int rank,
-                                              int world_size) {
-  MLH_ASSERT(world_size >= 1 && rank >= 0 && rank < world_size);
-  std::vector<std::vector<int32_t>> shares;
-  shares.reserve(global_batches.size());
-  for (const std::vector<int32_t>& batch : global_batches) {
-    const auto [begin, end] = proportional_part(static_cast<int64_t>(batch.size()), world_size, rank);
-    shares.emplace_back(batch.begin() + begin, batch.begin() + end);
-  }
-  return shares;
+std::vector<int32_t> shard_of(const std::vector<int32_t>& global_batch, int64_t shard, int64_t shards) {
+  MLH_ASSERT(shards >= 1 && shard >= 0 && shard < shards);
+  const auto [begin, end] = proportional_part(static_cast<int64_t>(global_batch.size()), shards, shard);
+  return {global_batch.begin() + begin, global_batch.begin() + end};
 }
 
 }  // namespace mlh::maskrcnn

@@ -27,9 +27,8 @@ int aspect_group(int64_t width, int64_t height);
 std::vector<std::vector<int32_t>> group_batches(const std::vector<int32_t>& order,
                                                 const std::vector<int32_t>& group_of, int64_t batch_size);
 
-// Rank `rank`'s share of each global batch: part `rank` of `world_size` proportional parts, in order
-// (a share is empty when its global batch holds fewer images than there are ranks).
-std::vector<std::vector<int32_t>> rank_shares(const std::vector<std::vector<int32_t>>& global_batches, int rank,
-                                              int world_size);
+// Gradient shard `shard` of a global batch: part `shard` of `shards` proportional parts, in order (empty
+// when the batch holds fewer images than there are shards).
+std::vector<int32_t> shard_of(const std::vector<int32_t>& global_batch, int64_t shard, int64_t shards);
 
 }  // namespace mlh::maskrcnn

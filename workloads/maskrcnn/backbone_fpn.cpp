@@ -33,7 +33,7 @@ ResNetFpnImpl::ResNetFpnImpl(const BackboneOptions& options_) : options(options_
   trunk.layers(options.layers())
       .num_classes(0)
       .width(options.width())
-      .stride_in_1x1(true)
+      .stride_in_1x1(options.stride_in_1x1())
       .norm(options.norm())
       .conv_init(common::ConvInit::kKaimingUniformFanIn);
   body = register_module("body", common::ResNet(trunk));

@@ -2,7 +2,8 @@
 // as the MLPerf v0.7 reference builds it (maskrcnn_benchmark's modeling/backbone/resnet.py and
 // fpn.py, config e2e_mask_rcnn_R_50_FPN_1x.yaml), and the feature pyramid on top of it.
 //
-// - Trunk: bottleneck stages [3, 4, 6, 3], the stride on each stage's first 1x1 (STRIDE_IN_1X1),
+// - Trunk: bottleneck stages [3, 4, 6, 3], the stride on each stage's first 1x1 (STRIDE_IN_1X1, as the
+//   reference's MSRA weights; stride_in_1x1(false) puts it on the 3x3, as torchvision's weights),
 //   frozen BatchNorm (ResNetNorm::kFrozenBatchNorm) by default, and the stem and res2 (layer1) frozen:
 //   their weights have requires_grad false (FREEZE_CONV_BODY_AT = 2). No classifier.
 // - FPN: C2..C5 each through a 1x1 lateral conv (fpn_inner1..4) to `fpn_channels`; from the top down,
@@ -27,6 +28,7 @@ struct BackboneOptions {
   TORCH_ARG(double, width) = 1.0;                 // the trunk's channel multiplier (common::ResNetOptions)
   TORCH_ARG(std::vector<int64_t>, layers) = std::vector<int64_t>{3, 4, 6, 3};  // blocks per stage
   TORCH_ARG(int64_t, fpn_channels) = 256;
+  TORCH_ARG(bool, stride_in_1x1) = true;  // the reference's; false: on the 3x3 (torchvision's resnet50)
   TORCH_ARG(common::ResNetNorm, norm) = common::ResNetNorm::kFrozenBatchNorm;
   // 0: nothing frozen; 1: the stem; 2: the stem and layer1 (the reference); k: the stem and layer1..k-1.
   TORCH_ARG(int64_t, frozen_stages) = 2;

@@ -28,14 +28,14 @@ const MaskRcnnLoaderOptions& checked(const MaskRcnnLoaderOptions& options) {
   return options;
 }
 
-// Level v of channel c as the reference normalises it: ToTensor's v / 255, TO_BGR255's * 255, then
-// (x - mean) / std, each in float32.
+// Level v of output channel c as the reference normalises it: ToTensor's v / 255, TO_BGR255's * 255
+// (pixel_scale), then (x - mean) / std, each in float32.
 std::array<std::array<float, 256>, 3> channel_values_of(const MaskRcnnLoaderOptions& options) {
   std::array<std::array<float, 256>, 3> values{};
   for (size_t c = 0; c < 3; ++c) {
     for (int v = 0; v < 256; ++v) {
       const float unit = static_cast<float>(v) / 255.0f;
-      const float level = unit * 255.0f;
+      const float level = unit * options.pixel_scale;
       values[c][static_cast<size_t>(v)] = (level - options.pixel_means[c]) / options.pixel_stds[c];
     }
   }
@@ -55,6 +55,8 @@ void check_maskrcnn_loader_options(const MaskRcnnLoaderOptions& options) {
   check_option(options.size_divisibility >= 1, "size_divisibility is " +
                                                    std::to_string(options.size_divisibility) +
                                                    "; use at least 1 (1: no rounding)");
+  check_option(options.pixel_scale > 0.0f,
+               "pixel_scale is " + std::to_string(options.pixel_scale) + "; use a positive scale (255 or 1)");
   for (const float std : options.pixel_stds) {
     check_option(std > 0.0f, "pixel_stds holds " + std::to_string(std) + "; use positive stds");
   }
@@ -240,10 +242,11 @@ void MaskRcnnLoader::decode(int32_t index, int64_t epoch, Sample& sample) const 
     const uint8_t* row = resized.ptr<uint8_t>(static_cast<int>(y));
     for (int64_t c = 0; c < 3; ++c) {
       const std::array<float, 256>& values = channel_values_[static_cast<size_t>(c)];
+      const int64_t source_channel = options_.rgb ? 2 - c : c;  // OpenCV's images are BGR
       float* out = sample.pixels.data() + (c * height + y) * width;
       for (int64_t x = 0; x < width; ++x) {
         const int64_t source = flip ? width - 1 - x : x;
-        out[x] = values[row[3 * source + c]];
+        out[x] = values[row[3 * source + source_channel]];
       }
     }
   }

@@ -2,7 +2,8 @@
 // (maskrcnn_benchmark's COCODataset, transforms, BoxList, SegmentationMask, BatchCollator): a
 // SampleLoader (datasets/sample_loader.h) whose per-sample decode reads an image's JPEG on the worker
 // threads (coco::read_annotated_image), resizes it to its own size (short side min_size, long side at
-// most max_size), maybe flips it and writes it as BGR on the 0-255 scale less the means, CHW float;
+// most max_size), maybe flips it and writes it as BGR on the 0-255 scale less the means, CHW float
+// (or, with rgb and pixel_scale 1, as torchvision's ToTensor and Normalize: RGB on 0-1, normalised);
 // the consumer's thread then pads the batch's images with zeros into one tensor. Threads,
 // prefetching, plan order, errors and skipping are the SampleLoader's. Per-sample results depend only
 // on (seed, epoch, image index): not on thread count, batch composition or rank.
@@ -42,13 +43,18 @@ struct MaskRcnnLoaderOptions : ImageLoadingOptions {  // threads, prefetch_batch
   int64_t max_size = 1333;  // INPUT.MAX_SIZE_TRAIN / _TEST
   bool train = true;        // train: a left-right flip with probability 0.5; eval: none
   uint64_t seed = 0;
-  std::array<float, 3> pixel_means = {102.9801f, 115.9465f, 122.7717f};  // B, G, R on 0..255
+  // Channel c of the output is (v / 255 * pixel_scale - pixel_means[c]) / pixel_stds[c] for 8-bit level
+  // v; the channels are B, G, R (the reference's TO_BGR255), or R, G, B with rgb.
+  bool rgb = false;
+  float pixel_scale = 255.0f;
+  std::array<float, 3> pixel_means = {102.9801f, 115.9465f, 122.7717f};
   std::array<float, 3> pixel_stds = {1.0f, 1.0f, 1.0f};
   int64_t size_divisibility = 32;  // padded sides are multiples of it (1: no rounding)
 };
 
 // Throws UserError "maskrcnn loader: <option> is <value>; <fix>" for options out of range
-// (min_size, max_size or size_divisibility below 1, a std not positive, threads, prefetch_batches).
+// (min_size, max_size or size_divisibility below 1, a std or pixel_scale not positive, threads,
+// prefetch_batches).
 void check_maskrcnn_loader_options(const MaskRcnnLoaderOptions& options);
 
 // The resized size of a width x height image, as the reference's Resize.get_size: the short side

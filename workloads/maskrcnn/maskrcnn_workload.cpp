@@ -43,8 +43,10 @@ namespace fs = std::filesystem;
 
 struct MaskRcnnSettings : CocoDataSettings, ComputeSettings {
   enum class Norm { kFrozen, kBatch };
+  enum class TrunkConvention { kAuto, kMsra, kTorchvision };
 
   std::string backbone_checkpoint;
+  TrunkConvention trunk_convention = TrunkConvention::kAuto;
   int64_t min_image_size = 800;
   int64_t max_image_size = 1333;
   bool random_flip = true;
@@ -88,6 +90,14 @@ struct MaskRcnnSettings : CocoDataSettings, ComputeSettings {
     CocoDataSettings::bind(c);
     c.bind("backbone_checkpoint", backbone_checkpoint,
            "a torchvision resnet50 state dict for the backbone (see README); empty: train from scratch");
+    c.bind_choice("trunk_convention", trunk_convention,
+                  "the trunk's stride and pixels: msra (the reference's, as its R-50.pkl weights: the stride on each "
+                  "stage's first 1x1, BGR on 0-255 less the means), torchvision (as torchvision's resnet50 weights: the "
+                  "stride on the 3x3, RGB on 0-1 normalised by ImageNet's mean and std), or auto: torchvision with a "
+                  "backbone_checkpoint, msra without",
+                  Choices<TrunkConvention>{{"auto", TrunkConvention::kAuto},
+                                           {"msra", TrunkConvention::kMsra},
+                                           {"torchvision", TrunkConvention::kTorchvision}});
     c.bind("min_image_size", min_image_size, "resize: the shorter side, pixels (800 = the reference)", at_least(32));
     c.bind("max_image_size", max_image_size, "resize: the longer side at most, pixels (1333 = the reference)", at_least(32));
     c.bind("random_flip", random_flip, "left-right flips of training images with probability 1/2");
@@ -158,11 +168,17 @@ struct MaskRcnnSettings : CocoDataSettings, ComputeSettings {
     model_options(2);  // throws for inconsistent options
   }
 
+  bool torchvision_trunk() const {
+    return trunk_convention == TrunkConvention::kTorchvision ||
+           (trunk_convention == TrunkConvention::kAuto && !backbone_checkpoint.empty());
+  }
+
   MaskRcnnOptions model_options(int64_t object_classes) const {
     MaskRcnnOptions o;
     o.num_classes = object_classes + 1;
     o.backbone.width(width)
         .fpn_channels(fpn_channels)
+        .stride_in_1x1(!torchvision_trunk())
         .norm(norm == Norm::kFrozen ? common::ResNetNorm::kFrozenBatchNorm : common::ResNetNorm::kBatchNorm)
         .frozen_stages(frozen_stages);
     o.rpn.anchors.sizes = anchor_sizes;
@@ -202,6 +218,12 @@ struct MaskRcnnSettings : CocoDataSettings, ComputeSettings {
     o.max_size = max_image_size;
     o.train = train && random_flip;
     o.seed = seed;
+    if (torchvision_trunk()) {  // torchvision's ToTensor and Normalize, which its resnet50 weights were trained on
+      o.rgb = true;
+      o.pixel_scale = 1.0f;
+      o.pixel_means = {0.485f, 0.456f, 0.406f};
+      o.pixel_stds = {0.229f, 0.224f, 0.225f};
+    }
     return o;
   }
 };
@@ -337,6 +359,7 @@ class MaskRcnnWorkload final : public WorkloadBase<MaskRcnnSettings, MaskRcnnTra
     for (size_t k = 0; k < decay_steps_.size(); ++k)
       info.schedule["decay_step_" + std::to_string(k + 1)] = static_cast<double>(decay_steps_[k]);
     info.schedule["backbone_from_checkpoint"] = s.backbone_checkpoint.empty() ? 0.0 : 1.0;
+    info.schedule["torchvision_trunk_convention"] = s.torchvision_trunk() ? 1.0 : 0.0;
     return info;
   }
 
@@ -353,7 +376,7 @@ class MaskRcnnWorkload final : public WorkloadBase<MaskRcnnSettings, MaskRcnnTra
     std::vector<std::vector<int32_t>> plan;
     for (const std::vector<int32_t>& batch : batches)
       for (int64_t k = first_shard; k < first_shard + local; ++k)
-        plan.push_back(rank_shares({batch}, static_cast<int>(k), static_cast<int>(gradient_shards_)).front());
+        plan.push_back(shard_of(batch, k, gradient_shards_));
     train_->start(std::move(plan), epoch);
     for (const std::vector<int32_t>& batch : batches) {
       trainer_->step().set_learning_rate(common::linear_warmup_multistep_learning_rate(
