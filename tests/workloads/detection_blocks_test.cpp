@@ -1,5 +1,5 @@
-// Mask R-CNN's shared detection blocks in workloads/common/: the box coder, the proposal matcher and the
-// balanced sampler, against hand-derived cases written as the formula they come from (the MLPerf v0.7
+// Mask R-CNN's shared detection blocks in workloads/common/: the box coder, the proposal matcher, the
+// balanced sampler and the detection workloads' batch settings, against hand-derived cases written as the formula they come from (the MLPerf v0.7
 // reference's box_coder.py, matcher.py, balanced_positive_negative_sampler.py). The "reference
 // arithmetic" cases are float32 numbers printed by a throwaway re-statement of box_coder.py's formulas in
 // PyTorch 2.11 (inputs in the test); they are compared within a few float32 ulps.
@@ -18,6 +18,7 @@
 #include "workloads/common/box_ops.h"
 #include "workloads/common/nms.h"
 #include "workloads/common/proposal_matcher.h"
+#include "workloads/common/recipe_setting_groups.h"
 
 namespace mlh::common {
 namespace {
@@ -57,6 +58,21 @@ std::vector<int64_t> as_vector(const torch::Tensor& t) {
 // width 20, height 10, centre (2 + 10, 4 + 5) = (12, 9).
 const std::vector<double> kProposal{0, 0, 9, 9};
 const std::vector<double> kTruth{2, 4, 21, 13};
+
+TEST(DetectionBatchSettings, PerDeviceBatchScalesTheRateAndKeepsTheImagesOfEachStepCount) {
+  DetectionBatchSettings recipe(/*global_batch=*/16, /*eval_batch=*/2, /*learning_rate=*/0.02);
+  const DetectionBatchSettings::AtRanks as_written = recipe.at_ranks(8);
+  EXPECT_EQ(as_written.global_batch, 16);
+  EXPECT_DOUBLE_EQ(as_written.base_learning_rate, 0.02);
+  EXPECT_EQ(as_written.steps(60000), 60000);
+  recipe.batch_size_per_device = 4;  // 32 images a step on 8 ranks: twice the recipe's batch
+  const DetectionBatchSettings::AtRanks scaled = recipe.at_ranks(8);
+  EXPECT_EQ(scaled.global_batch, 32);
+  EXPECT_DOUBLE_EQ(scaled.base_learning_rate, 0.04);
+  EXPECT_EQ(scaled.steps(500), 250);
+  EXPECT_EQ(scaled.steps(60000), 30000);
+  EXPECT_EQ(scaled.steps(1), 1);  // never below one step
+}
 
 TEST(BoxIou, InclusivePixelsCountTheLastPixel) {
   // (0,0)-(9,9) and (5,5)-(14,14) are 10 x 10 pixels each and share 5 x 5: 25 / 175, as boxlist_iou.

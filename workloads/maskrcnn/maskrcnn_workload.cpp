@@ -24,9 +24,9 @@
 #include "harness/device.h"
 #include "harness/setting_groups.h"
 #include "harness/workload.h"
-#include "workloads/common/batch_scaling.h"
 #include "workloads/common/coco_data_settings.h"
 #include "workloads/common/lr_schedules.h"
+#include "workloads/common/recipe_setting_groups.h"
 #include "workloads/common/resnet_checkpoint.h"
 #include "workloads/common/workload_base.h"
 #include "workloads/maskrcnn/aspect_grouping.h"
@@ -41,7 +41,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct MaskRcnnSettings : CocoDataSettings, ComputeSettings {
+struct MaskRcnnSettings : CocoDataSettings, ComputeSettings, DetectionBatchSettings {
+  MaskRcnnSettings() : DetectionBatchSettings(/*global_batch=*/16, /*eval_batch=*/2, /*learning_rate=*/0.02) {}
+
   enum class Norm { kFrozen, kBatch };
   enum class TrunkConvention { kAuto, kMsra, kTorchvision };
 
@@ -66,12 +68,6 @@ struct MaskRcnnSettings : CocoDataSettings, ComputeSettings {
   double roi_positive_fraction = 0.25;
   int64_t box_representation_size = 1024;
   std::vector<int64_t> mask_head_channels{256, 256, 256, 256};
-  int64_t global_batch_size = 16;
-  int64_t batch_size_per_device = 0;
-  int64_t gradient_shards = 0;
-  int64_t eval_batch_size = 2;
-  double base_learning_rate = 0.02;
-  double momentum = 0.9;
   double weight_decay = 1e-4;
   double bias_learning_rate_factor = 2.0;
   int64_t warmup_steps = 500;
@@ -121,21 +117,7 @@ struct MaskRcnnSettings : CocoDataSettings, ComputeSettings {
            in_range(0.0, 1.0, Ends::kOpenLow));
     c.bind("box_representation_size", box_representation_size, "box head: width of its two fully connected layers", at_least(1));
     c.bind("mask_head_channels", mask_head_channels, "mask head: channels of each 3x3 conv (four of 256 = the reference)");
-    c.bind("global_batch_size", global_batch_size,
-           "training images per step over all ranks; with batch_size_per_device, the batch base_learning_rate, "
-           "warmup_steps and decay_steps are for",
-           at_least(1));
-    c.bind("batch_size_per_device", batch_size_per_device,
-           "training images per step per rank (global batch = this x ranks; the rate scales linearly, warm-up and decay "
-           "steps keep their images); 0 = global_batch_size as written",
-           at_least(0));
-    c.bind("gradient_shards", gradient_shards,
-           "gradient shards per global batch, each one reference GPU's batch (its own padding, proposals and losses): a "
-           "multiple of the ranks, or 0 = one per rank",
-           at_least(0));
-    c.bind("eval_batch_size", eval_batch_size, "evaluation images per forward pass, per rank", at_least(1));
-    c.bind("base_learning_rate", base_learning_rate, "learning rate after warm-up, at this global batch", above(0.0));
-    c.bind("momentum", momentum, "SGD momentum", at_least(0.0));
+    DetectionBatchSettings::bind(c);
     c.bind("weight_decay", weight_decay, "L2 on the weights (none on biases)", at_least(0.0));
     c.bind("bias_learning_rate_factor", bias_learning_rate_factor, "biases train at this times the rate", above(0.0));
     c.bind("warmup_steps", warmup_steps, "linear warm-up length in steps", at_least(1));
@@ -321,14 +303,12 @@ class MaskRcnnWorkload final : public WorkloadBase<MaskRcnnSettings, MaskRcnnTra
       const coco::Image& image = train_annotations_.images[static_cast<size_t>(i)];
       group_of_[static_cast<size_t>(i)] = aspect_group(image.width, image.height);
     }
-    global_batch_ = common::global_batch_size(s.batch_size_per_device, s.global_batch_size, world_->size());
-    const bool scaled = s.batch_size_per_device != 0;
-    base_learning_rate_ =
-        scaled ? common::linearly_scaled_learning_rate(s.base_learning_rate, s.global_batch_size, global_batch_) : s.base_learning_rate;
-    warmup_steps_ = scaled ? common::warmup_steps_at_batch(s.warmup_steps, s.global_batch_size, global_batch_) : s.warmup_steps;
+    const DetectionBatchSettings::AtRanks recipe = s.at_ranks(world_->size());
+    global_batch_ = recipe.global_batch;
+    base_learning_rate_ = recipe.base_learning_rate;
+    warmup_steps_ = recipe.steps(s.warmup_steps);
     decay_steps_.clear();
-    for (const int64_t step : s.decay_steps)
-      decay_steps_.push_back(scaled ? common::warmup_steps_at_batch(step, s.global_batch_size, global_batch_) : step);
+    for (const int64_t step : s.decay_steps) decay_steps_.push_back(recipe.steps(step));
     if (global_batch_ < gradient_shards_)
       throw UserError("global batch " + std::to_string(global_batch_) + " is smaller than its " +
                       std::to_string(gradient_shards_) + " gradient shards; each shard needs an image");

@@ -24,7 +24,6 @@
 #include "harness/gradient_allreduce.h"
 #include "harness/setting_groups.h"
 #include "harness/workload.h"
-#include "workloads/common/batch_scaling.h"
 #include "workloads/common/box_ops.h"
 #include "workloads/common/coco_data_settings.h"
 #include "workloads/common/default_boxes.h"
@@ -43,7 +42,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct SsdSettings : CocoDataSettings, ComputeSettings, BatchNormGroupSettings {
+struct SsdSettings : CocoDataSettings, ComputeSettings, BatchNormGroupSettings, DetectionBatchSettings {
+  SsdSettings() : DetectionBatchSettings(/*global_batch=*/32, /*eval_batch=*/32, /*learning_rate=*/2.5e-3) {}
+
   std::string backbone_checkpoint;
   int64_t image_size = 300;
   double width = 1.0;
@@ -56,12 +57,6 @@ struct SsdSettings : CocoDataSettings, ComputeSettings, BatchNormGroupSettings {
   bool random_crop = true;
   bool random_flip = true;
   bool color_jitter = true;
-  int64_t global_batch_size = 32;
-  int64_t batch_size_per_device = 0;
-  int64_t gradient_shards = 0;
-  int64_t eval_batch_size = 32;
-  double base_learning_rate = 2.5e-3;
-  double momentum = 0.9;
   double weight_decay = 5e-4;
   int64_t warmup_steps = 1;
   double warmup_factor = 0;
@@ -89,20 +84,7 @@ struct SsdSettings : CocoDataSettings, ComputeSettings, BatchNormGroupSettings {
     c.bind("random_crop", random_crop, "the SSD random crop (7 options)");
     c.bind("random_flip", random_flip, "left-right flips with probability 1/2");
     c.bind("color_jitter", color_jitter, "colour jitter (brightness .125, contrast .5, saturation .5, hue .05)");
-    c.bind("global_batch_size", global_batch_size,
-           "training images per step over all ranks; with batch_size_per_device, the batch base_learning_rate and "
-           "warmup_steps are for",
-           at_least(1));
-    c.bind("batch_size_per_device", batch_size_per_device,
-           "training images per step per rank (global batch = this x ranks; the rate scales by global / "
-           "global_batch_size, warmup_steps keep their samples, as the reference's lr x batch/32); 0 = "
-           "global_batch_size as written",
-           at_least(0));
-    c.bind("gradient_shards", gradient_shards, "gradient shards per global batch: a multiple of the ranks, or 0 = one per rank",
-           at_least(0));
-    c.bind("eval_batch_size", eval_batch_size, "evaluation images per forward pass, per rank", at_least(1));
-    c.bind("base_learning_rate", base_learning_rate, "learning rate after warm-up, at this global batch", above(0.0));
-    c.bind("momentum", momentum, "SGD momentum", at_least(0.0));
+    DetectionBatchSettings::bind(c);
     c.bind("weight_decay", weight_decay, "L2 on every parameter", at_least(0.0));
     c.bind("warmup_steps", warmup_steps, "MLPerf warm-up length in steps", at_least(1));
     c.bind("warmup_factor", warmup_factor, "MLPerf warm-up factor (0: linear from 0)", at_least(0.0));
@@ -257,12 +239,10 @@ class SsdWorkload final : public WorkloadBase<SsdSettings, SsdTrainer> {
                                                      loader_options(s, *world_, true, seed_));
     eval_ = std::make_unique<SsdLoader>(eval_annotations_, (fs::path(root_) / s.eval_split).string(),
                                                     loader_options(s, *world_, false, seed_));
-    global_batch_ = common::global_batch_size(s.batch_size_per_device, s.global_batch_size, world_->size());
-    base_learning_rate_ = s.batch_size_per_device == 0
-                              ? s.base_learning_rate
-                              : common::linearly_scaled_learning_rate(s.base_learning_rate, s.global_batch_size, global_batch_);
-    warmup_steps_ = s.batch_size_per_device == 0 ? s.warmup_steps
-                                                  : common::warmup_steps_at_batch(s.warmup_steps, s.global_batch_size, global_batch_);
+    const DetectionBatchSettings::AtRanks recipe = s.at_ranks(world_->size());
+    global_batch_ = recipe.global_batch;
+    base_learning_rate_ = recipe.base_learning_rate;
+    warmup_steps_ = recipe.steps(s.warmup_steps);
     sampler_ = std::make_unique<ShardedSampler>(static_cast<int64_t>(train_annotations_.images.size()), global_batch_,
                                                 world_->rank(), world_->size(), seed_);
     torch::manual_seed(seed_);
