@@ -202,6 +202,11 @@ TEST(RcpSets, EachRunFindsTheSetForItsData) {
   ASSERT_TRUE(ssd_mini);
   EXPECT_EQ(ssd_mini->name, "mini_ssd");  // never the COCO points
   EXPECT_EQ(find_rcp_set(sets, "ssd", {{"data_source", "coco"}})->name, "ssd");
+  const RcpSet* maskrcnn_mini = find_rcp_set(sets, "maskrcnn", {{"data_source", "synthetic_coco"}});
+  ASSERT_TRUE(maskrcnn_mini);
+  EXPECT_EQ(maskrcnn_mini->name, "mini_maskrcnn");  // never the COCO points
+  EXPECT_EQ(find_rcp_set(sets, "maskrcnn", {{"data_source", "coco"}})->name, "maskrcnn");
+  EXPECT_EQ(find_rcp_set(sets, "maskrcnn", nullptr)->name, "maskrcnn");  // the published logs
 }
 
 TEST(RcpSets, GnmtMiniRecord) {
@@ -217,6 +222,21 @@ TEST(RcpSets, GnmtMiniRecord) {
   EXPECT_DOUBLE_EQ(point.min_epochs, 3.0);  // no spread: nothing faster than 3 epochs passes
   EXPECT_EQ(check_convergence(gnmt, 16, {3, 3, 3, 3, 3, 3, 3, 3, 3, 4}).outcome, RcpOutcome::kPass);
   EXPECT_EQ(check_convergence(gnmt, 16, {2, 2, 2, 3, 3, 3, 3, 3, 3, 3}).outcome, RcpOutcome::kFail);
+}
+
+// Seeds 1-10 of the Mask R-CNN mini on one rank: 2 to 4 epochs, mostly 3.
+TEST(RcpSets, MaskrcnnMiniRecord) {
+  const RcpSet& maskrcnn = embedded_set("mini_maskrcnn");
+  ASSERT_EQ(maskrcnn.records.size(), 1u);
+  const RcpRecord& record = maskrcnn.records[0];
+  EXPECT_EQ(record.global_batch_size, 8);
+  EXPECT_EQ(record.epochs_to_converge, (std::vector<double>{3, 3, 2, 3, 4, 3, 3, 2, 3, 3}));
+  EXPECT_EQ(record.ranks, std::vector<int64_t>(10, 1));
+  const RcpPoint point = rcp_point(record, maskrcnn.submission_runs);
+  EXPECT_GT(point.min_epochs, 2.0);
+  EXPECT_LT(point.min_epochs, point.mean_epochs);
+  EXPECT_EQ(check_convergence(maskrcnn, 8, {3, 3, 3, 3, 3}).outcome, RcpOutcome::kPass);
+  EXPECT_EQ(check_convergence(maskrcnn, 8, {2, 2, 2, 2, 2}).outcome, RcpOutcome::kFail);
 }
 
 // Ten seeds on two ranks all take 2 epochs; one of two seeds on one rank takes 1. The olympic mean
@@ -245,7 +265,7 @@ TEST(RcpSets, EveryEmbeddedSetParses) {
     EXPECT_FALSE(set.source.empty()) << set.name;
     EXPECT_FALSE(pruned_rcp_points(set).empty()) << set.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"maskrcnn", "mini_gnmt", "mini_ncf", "mini_resnet50", "mini_ssd", "mini_transformer", "resnet", "ssd"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"maskrcnn", "mini_gnmt", "mini_maskrcnn", "mini_ncf", "mini_resnet50", "mini_ssd", "mini_transformer", "resnet", "ssd"}));
 }
 
 TEST(RcpFileFormat, ErrorsNameTheFileAndField) {
