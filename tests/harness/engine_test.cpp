@@ -591,7 +591,9 @@ TEST_F(EngineTest, ResumedRunContinuesAtTheNextEpochAndStillCountsEpochsToConver
   bool said_resumed = false;
   for (const auto& r : records) {
     if (r.key == "mlharness_resumed_from") said_resumed = r.value["epoch"] == 1;
-    if (r.key == "block_start") EXPECT_GE(r.metadata["first_epoch_num"].get<int>(), 2);
+    if (r.key == "block_start") {
+      EXPECT_GE(r.metadata["first_epoch_num"].get<int>(), 2);
+    }
   }
   EXPECT_TRUE(said_resumed);
 }
