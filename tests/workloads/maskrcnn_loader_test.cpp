@@ -20,6 +20,7 @@
 #include "datasets/counter_random.h"
 #include "tests/test_files.h"
 #include "tests/user_error_of.h"
+#include "workloads/common/torchvision_normalize.h"
 #include "workloads/maskrcnn/aspect_grouping.h"
 
 namespace mlh::maskrcnn {
@@ -394,8 +395,8 @@ TEST(MaskRcnnLoader, TorchvisionPixelsAreRgbOnTheUnitScaleNormalised) {
   MaskRcnnLoaderOptions options = small_options(false, 1);
   options.rgb = true;
   options.pixel_scale = 1.0f;
-  options.pixel_means = {0.485f, 0.456f, 0.406f};
-  options.pixel_stds = {0.229f, 0.224f, 0.225f};
+  options.pixel_means = common::kTorchvisionMeanRgb;
+  options.pixel_stds = common::kTorchvisionStdRgb;
   const MaskRcnnBatch batch = all_batches(data, options, {{2}}, 0).front();
   const ImageSize size = batch.image_sizes[0];
   const torch::Tensor inside = batch.images[0].slice(1, 0, size.height).slice(2, 0, size.width);

@@ -215,7 +215,7 @@ cv::Mat red_left_blue_right() {
 }
 
 float normalised(int value, int channel) {
-  return (static_cast<float>(value) / 255.0f - kSsdMeanRgb[channel]) / kSsdStdRgb[channel];
+  return (static_cast<float>(value) / 255.0f - common::kTorchvisionMeanRgb[channel]) / common::kTorchvisionStdRgb[channel];
 }
 
 TEST(CocoSsdTransforms, TrainTransformFlipsPixelsAndBoxesTogether) {
@@ -245,7 +245,7 @@ TEST(CocoSsdTransforms, EvalTransformOfAConstantImageIsTheNormalisedColour) {
   ssd_eval_transform(image, size, out.data());
   const int rgb[3] = {200, 140, 30};
   for (int c = 0; c < 3; ++c) {
-    const float expected = (rgb[c] / 255.0f - kSsdMeanRgb[c]) / kSsdStdRgb[c];
+    const float expected = (rgb[c] / 255.0f - common::kTorchvisionMeanRgb[c]) / common::kTorchvisionStdRgb[c];
     for (int i = 0; i < size * size; ++i) ASSERT_NEAR(out[c * size * size + i], expected, 1e-5f);
   }
 }

@@ -10,11 +10,11 @@
 #include <torch/nn/module.h>
 
 #include "compliance/mllog_keys.h"
-#include "workloads/common/batch_scaling.h"
 #include "compliance/mllogger.h"
 #include "harness/settings.h"
 #include "harness/sync_batchnorm.h"
 #include "harness/world.h"
+#include "workloads/common/batch_scaling.h"
 
 namespace mlh {
 

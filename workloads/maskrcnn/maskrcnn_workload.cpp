@@ -28,6 +28,7 @@
 #include "workloads/common/lr_schedules.h"
 #include "workloads/common/recipe_setting_groups.h"
 #include "workloads/common/resnet_checkpoint.h"
+#include "workloads/common/torchvision_normalize.h"
 #include "workloads/common/workload_base.h"
 #include "workloads/maskrcnn/aspect_grouping.h"
 #include "workloads/maskrcnn/mask_paste.h"
@@ -203,8 +204,8 @@ struct MaskRcnnSettings : CocoDataSettings, ComputeSettings, DetectionBatchSetti
     if (torchvision_trunk()) {  // torchvision's ToTensor and Normalize, which its resnet50 weights were trained on
       o.rgb = true;
       o.pixel_scale = 1.0f;
-      o.pixel_means = {0.485f, 0.456f, 0.406f};
-      o.pixel_stds = {0.229f, 0.224f, 0.225f};
+      o.pixel_means = common::kTorchvisionMeanRgb;
+      o.pixel_stds = common::kTorchvisionStdRgb;
     }
     return o;
   }

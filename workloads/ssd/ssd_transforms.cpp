@@ -109,8 +109,8 @@ void write_normalised_rgb_planes(const cv::Mat& bgr, bool flip, float* out_chw) 
   // value / 255 then (v - mean) / std, as one multiply-add per value.
   float scale[3], offset[3];
   for (int c = 0; c < 3; ++c) {
-    scale[c] = 1.0f / (255.0f * kSsdStdRgb[c]);
-    offset[c] = -kSsdMeanRgb[c] / kSsdStdRgb[c];
+    scale[c] = 1.0f / (255.0f * common::kTorchvisionStdRgb[c]);
+    offset[c] = -common::kTorchvisionMeanRgb[c] / common::kTorchvisionStdRgb[c];
   }
   float* red = out_chw;
   float* green = out_chw + plane;

@@ -1,7 +1,8 @@
 // The SSD300 preprocessing of the MLPerf reference (single_stage_detector/ssd/utils.py, SSDCropping
 // and SSDTransformer; spec/workloads.md §3 "Data") on decoded 8-bit images. Training: the SSD random
 // crop, a left-right flip, a resize to out_size x out_size (aspect not kept), torchvision's
-// ColorJitter, then RGB floats in [0, 1] normalised per channel. Evaluation: the resize and the
+// ColorJitter, then RGB floats in [0, 1] normalised per channel as torchvision's ImageNet models
+// (common::kTorchvisionMeanRgb, kTorchvisionStdRgb). Evaluation: the resize and the
 // normalisation only. Output is float CHW in RGB order. No LibTorch here: plain float buffers.
 //
 // Boxes are normalised ltrb: x1, y1, x2, y2 as fractions of the image's width and height, 4 floats a
@@ -19,10 +20,9 @@
 
 #include <opencv2/core/mat.hpp>
 
-namespace mlh::ssd {
+#include "workloads/common/torchvision_normalize.h"
 
-inline constexpr float kSsdMeanRgb[3] = {0.485f, 0.456f, 0.406f};  // on the [0, 1] scale
-inline constexpr float kSsdStdRgb[3] = {0.229f, 0.224f, 0.225f};
+namespace mlh::ssd {
 
 // torchvision ColorJitter's arguments: factors uniform in [max(0, 1 - s), 1 + s] for brightness,
 // contrast and saturation, a hue shift uniform in [-hue, hue] (of a full turn, hue <= 0.5). A
