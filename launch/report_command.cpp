@@ -50,7 +50,7 @@ int report_command(const std::vector<std::string>& args) {
     return 0;
   }
   if (!vars.count("inputs"))
-    throw UserError("report: give at least one results folder, e.g. `mlharness report results/ --out report/`");
+    throw UserError("report: give at least one results folder, e.g. `mlharness report results/ --out results/report`");
   if (!vars.count("out")) throw UserError("report: --out DIR is required (the folder to write the report into)");
 
   report::ReportRequest request;

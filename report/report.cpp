@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "base/user_error.h"
 #include "compliance/benchmark_names.h"
@@ -47,10 +48,28 @@ void apply_scoring_rules(CollectedRuns& collected, ComplianceMode mode) {
   collected.runs = std::move(kept);
 }
 
+// The entry of `folder` that marks it as source code (a Git checkout, a CMake project, a source
+// file), or "" when it holds none. The report's own files overwrite their namesakes; writing them
+// among sources invites a clean-up that deletes the sources with the output.
+std::string source_entry_in(const fs::path& folder) {
+  static const std::set<std::string> kSourceExtensions = {".c", ".cc", ".cpp", ".cu", ".h", ".hpp", ".proto", ".py", ".sh"};
+  std::error_code error;
+  if (!fs::is_directory(folder, error)) return "";
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
+    const fs::path name = entry.path().filename();
+    if (name == ".git" || name == "CMakeLists.txt" || kSourceExtensions.count(name.extension().string()) != 0)
+      return name.string();
+  }
+  return "";
+}
+
 }  // namespace
 
 ReportOutcome make_report(const ReportRequest& request) {
   if (request.inputs.empty()) throw UserError("report: give at least one folder of results (see --help)");
+  if (const std::string source = source_entry_in(request.out_dir); !source.empty())
+    throw UserError("report: --out '" + request.out_dir + "' holds source code ('" + source +
+                    "'); write the report into a folder of its own, e.g. --out results/report");
   ReportOutcome outcome;
   outcome.collected = collect_runs(request.inputs);
   apply_scoring_rules(outcome.collected, request.compliance);

@@ -28,7 +28,8 @@ struct ReportOutcome {
   std::vector<std::string> files_written;
 };
 
-// Throws UserError when an input does not exist, no run is usable, or the output cannot be written.
+// Throws UserError when out_dir holds source code (a .git, a CMakeLists.txt, a .cpp, .h, .py or .sh
+// file...), an input does not exist, no run is usable, or the output cannot be written.
 // A price that prices no run is a warning among collected.issues (not skipped), named by its
 // given_as.
 ReportOutcome make_report(const ReportRequest& request);

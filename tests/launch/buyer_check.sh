@@ -31,16 +31,20 @@ mkdir -p "$work/build/launch" && ln -s "$binary" "$work/build/launch/mlharness"
 status=$?
 tail -n 20 "$work/console.txt"
 check "the commands exit 0" [ "$status" = 0 ]
+# Runs write results/ and their generated datasets data/ (both ignored by git), nothing else.
+written_elsewhere=$(cd "$work" && ls -A | grep -vx -e commands.sh -e console.txt -e launch -e build -e results -e data | tr '\n' ' ')
+echo "written beside results/ and data/: ${written_elsewhere:-nothing}"
+check "nothing written beside the clone's launch/ and build/ but results/ and data/" test -z "$written_elsewhere"
 
-report="$work/report/report.md"
+report="$work/results/report/report.md"
 check "report.md written" [ -f "$report" ]
 platform=$(ls "$work/results/compare" | sed -n 's/^1x//p')
-check "one folder per rank count" [ -d "$work/results/compare/1x$platform" ] && [ -d "$work/results/compare/2x$platform" ]
+check "one folder per rank count" test -d "$work/results/compare/1x$platform" -a -d "$work/results/compare/2x$platform"
 check "summary has cost and samples per dollar" grep -qF 'Cost to train ($) | Samples per dollar' "$report"
 check "prices used are printed" grep -qF "Prices used: $platform \$0.05/device-h" "$report"
 check "the baseline is the one-rank system" grep -q "baseline 1x$platform (given with --baseline)" "$report"
 # comparison.csv: the two-rank row against the one-rank baseline, with a speedup and a cost ratio.
-comparison="$work/report/comparison.csv"
+comparison="$work/results/report/comparison.csv"
 header=$(head -1 "$comparison")
 column() { tr ',' '\n' <<<"$header" | grep -nx "$1" | cut -d: -f1; }
 row=$(awk -F, -v d="$(column devices)" -v b="$(column baseline_devices)" 'NR > 1 && $d == 2 && $b == 1' "$comparison")
@@ -51,6 +55,6 @@ echo "speedup $speedup, cost ratio $cost_ratio"
 check "a positive speedup" awk -v x="$speedup" 'BEGIN { exit !(x + 0 > 0) }'
 check "a positive cost ratio" awk -v x="$cost_ratio" 'BEGIN { exit !(x + 0 > 0) }'
 check "device kind is cpu" grep -q ",cpu," <<<"$row"
-check "CPU runs have no energy columns" bash -c "! grep -q energy_joules '$work/report/summary.csv'"
+check "CPU runs have no energy columns" bash -c "! grep -q energy_joules '$work/results/report/summary.csv'"
 
 [ "$failures" = 0 ] && echo "buyer_check: all passed" || { echo "buyer_check: $failures failed"; exit 1; }

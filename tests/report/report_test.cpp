@@ -315,6 +315,30 @@ TEST_F(ReportData, MissingFolderAndNoUsableRunAreUserErrors) {
   }
 }
 
+TEST_F(ReportData, AnOutFolderHoldingSourceCodeIsRefusedBeforeAnythingIsWritten) {
+  // README's examples run from the clone root, where report/ is the report's own source folder.
+  write_logs("runs/gnmt", seeds_with_minutes({5, 6, 7}, "1xFast-GPU"));
+  for (const char* source : {"report.cpp", "CMakeLists.txt", "setup.sh", "make_goldens.py", ".git"}) {
+    const fs::path out = dir_ / (std::string("sources_") + source);
+    write_text(out / source, "// source\n");
+    try {
+      make_report({{(dir_ / "runs").string()}, out.string(), ""});
+      ADD_FAILURE() << source << ": a folder holding sources must be refused";
+    } catch (const UserError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("holds source code ('" + std::string(source) + "')"));
+      EXPECT_THAT(e.what(), HasSubstr("--out results/report"));
+    }
+    EXPECT_FALSE(fs::exists(out / "report.md")) << source;
+    EXPECT_FALSE(fs::exists(out / "charts")) << source;
+  }
+  // A folder holding an earlier report (or other results) is written over.
+  const fs::path earlier = dir_ / "earlier";
+  write_text(earlier / "report.md", "old\n");
+  write_text(earlier / "notes.txt", "mine\n");
+  make_report({{(dir_ / "runs").string()}, earlier.string(), ""});
+  EXPECT_TRUE(fs::is_regular_file(earlier / "report.html"));
+}
+
 TEST_F(ReportData, SystemJsonGivesPlatformAndGpuCount) {
   // The submission layout: <org>/results/<system>/<benchmark>/ and <org>/systems/<system>.json.
   std::vector<LogSpec> specs = seeds_with_minutes({10, 11, 12}, "1xSUBMISSION_PLATFORM_PLACEHOLDER");
