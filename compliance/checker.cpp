@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "compliance/benchmark_names.h"
 #include "compliance/log_history.h"
@@ -289,8 +290,32 @@ std::string default_ruleset(const ParsedLog& log) {
   return "";
 }
 
+namespace {
+
+// The formats MLPerf published that no official checker reads (Alibaba's): the round's ruleset
+// and why the log fails it as a whole; nullopt for the formats the checker reads.
+std::optional<std::pair<std::string, std::string>> unreadable_by_the_checker(LogFormat format) {
+  if (format == LogFormat::kMllogSeconds)
+    return std::pair<std::string, std::string>{"0.7.0", "its :::MLLOG lines give time_s where the format has time_ms: "
+                                                         "the official checker stops on them (KeyError 'time_ms')"};
+  if (format == LogFormat::kAlibabaV06)
+    return std::pair<std::string, std::string>{"0.6.0", "Alibaba's own line format (MLPerf: <benchmark> [date time], "
+                                                         "key: value): the official checker reads none of its lines"};
+  return std::nullopt;
+}
+
+}  // namespace
+
 CheckResult check_log(const ParsedLog& log, const std::string& requested_ruleset) {
   CheckResult result;
+  if (!log.records.empty()) {
+    if (const auto unreadable = unreadable_by_the_checker(log.records.front().format)) {
+      result.ruleset = requested_ruleset.empty() ? unreadable->first : requested_ruleset;
+      result.benchmark = benchmark_of(log.records);
+      result.failures.push_back({"", "parse", 0, unreadable->second, ""});
+      return result;
+    }
+  }
   result.ruleset = requested_ruleset.empty() ? default_ruleset(log) : requested_ruleset;
   const std::vector<std::string> rulesets = known_rulesets();
   if (result.ruleset.empty() && log.records.empty()) {

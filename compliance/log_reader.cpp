@@ -16,6 +16,7 @@ namespace {
 constexpr std::string_view kMllogMarker = ":::MLLOG ";
 constexpr std::string_view kMllMarker = ":::MLL ";
 constexpr std::string_view kMlpMarker = ":::MLPv0.5.0 ";
+constexpr std::string_view kAlibabaMarker = "MLPerf: ";
 
 // Thrown inside this file only; parse_log_line turns it into a LogParseError.
 struct LineError {
@@ -82,8 +83,15 @@ LogRecord parse_mllog(std::string_view body) {
   if (key == line.end() || !key->is_string()) throw LineError{"no string \"key\""};
   record.key = key->get<std::string>();
   auto time_ms = line.find("time_ms");
-  if (time_ms == line.end() || !time_ms->is_number()) throw LineError{"no numeric \"time_ms\""};
-  record.time_ms = time_ms->get<double>();
+  auto time_s = line.find("time_s");
+  if (time_ms != line.end() && time_ms->is_number()) {
+    record.time_ms = time_ms->get<double>();
+  } else if (time_ms == line.end() && time_s != line.end() && time_s->is_number()) {
+    record.format = LogFormat::kMllogSeconds;
+    record.time_ms = time_s->get<double>() * 1000.0;
+  } else {
+    throw LineError{"no numeric \"time_ms\""};
+  }
   auto value = line.find("value");
   if (value == line.end()) throw LineError{"no value"};
   record.value = std::move(*value);
@@ -160,6 +168,85 @@ LogRecord parse_mlp(std::string_view body) {
   return record;
 }
 
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+int64_t days_from_civil(int64_t year, int64_t month, int64_t day) {
+  year -= month <= 2 ? 1 : 0;
+  const int64_t era = (year >= 0 ? year : year - 399) / 400;
+  const int64_t year_of_era = year - era * 400;
+  const int64_t day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  const int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  return era * 146097 + day_of_era - 719468;
+}
+
+// `mm/dd/yy hh:mm:ss` as milliseconds since the Unix epoch, the clock read as UTC.
+double parse_alibaba_time(std::string_view text) {
+  static constexpr std::string_view kShape = "00/00/00 00:00:00";
+  if (text.size() != kShape.size()) throw LineError{"expected [mm/dd/yy hh:mm:ss]"};
+  for (size_t i = 0; i < kShape.size(); ++i) {
+    const bool digit = std::isdigit(static_cast<unsigned char>(text[i])) != 0;
+    if (kShape[i] == '0' ? !digit : text[i] != kShape[i]) throw LineError{"expected [mm/dd/yy hh:mm:ss]"};
+  }
+  const auto number = [&](size_t at) { return (text[at] - '0') * 10 + (text[at + 1] - '0'); };
+  const int month = number(0), day = number(3), year = 2000 + number(6);
+  const int hours = number(9), minutes = number(12), seconds = number(15);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hours > 23 || minutes > 59 || seconds > 60)
+    throw LineError{"bad date or time '" + std::string(text) + "'"};
+  const int64_t since_epoch_s = days_from_civil(year, month, day) * 86400 + hours * 3600 + minutes * 60 + seconds;
+  return static_cast<double>(since_epoch_s) * 1000.0;
+}
+
+// A value as Alibaba's v0.6 logger wrote it: JSON where it parses, with a percentage read as its
+// fraction (`{"value": 75.98000%, "epoch": 79}`); otherwise the text itself (`(224, 224, 3) -> ...`).
+nlohmann::json parse_alibaba_value(std::string_view text) {
+  std::string json;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      json += text[i];
+      continue;
+    }
+    size_t start = json.size();
+    while (start > 0 && (std::isdigit(static_cast<unsigned char>(json[start - 1])) || json[start - 1] == '.')) --start;
+    if (start > 0 && json[start - 1] == '-') --start;
+    if (start == json.size()) {
+      json += '%';
+      continue;
+    }
+    const double percent = std::strtod(json.c_str() + start, nullptr);
+    json.resize(start);
+    json += nlohmann::json(percent / 100.0).dump();
+  }
+  nlohmann::json value = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) return std::string(text);
+  return value;
+}
+
+// Alibaba v0.6: `<benchmark> [mm/dd/yy hh:mm:ss], <key>[: <value>]` (after "MLPerf: "). nullopt for
+// a line of free text after the time (`Total runtime: 24.409763 minutes`).
+std::optional<LogRecord> parse_alibaba(std::string_view body) {
+  LogRecord record;
+  record.format = LogFormat::kAlibabaV06;
+  record.benchmark = std::string(take_token(body));
+  skip_spaces(body);
+  if (record.benchmark.empty() || body.empty() || body.front() != '[') throw LineError{"expected '<benchmark> [<date time>]'"};
+  const size_t close = body.find(']');
+  if (close == std::string_view::npos) throw LineError{"expected ']' after the date and time"};
+  record.time_ms = parse_alibaba_time(body.substr(1, close - 1));
+  body.remove_prefix(close + 1);
+  if (body.empty() || body.front() != ',') throw LineError{"expected ', <key>' after the time"};
+  body.remove_prefix(1);
+  skip_spaces(body);
+  size_t key_end = 0;
+  while (key_end < body.size() && is_key_char(body[key_end])) ++key_end;
+  const std::string_view rest = trim(body.substr(key_end));
+  if (key_end == 0 || !(rest.empty() || rest.front() == ':')) return std::nullopt;
+  record.key = std::string(body.substr(0, key_end));
+  if (!rest.empty()) {
+    const std::string_view value = trim(rest.substr(1));
+    if (!value.empty()) record.value = parse_alibaba_value(value);
+  }
+  return record;
+}
+
 struct Marker {
   LogFormat format;
   size_t position;
@@ -177,6 +264,13 @@ std::optional<Marker> find_marker(std::string_view line) {
   if (size_t pos = line.find(kMllMarker); pos != std::string_view::npos) {
     return Marker{LogFormat::kMll, pos, kMllMarker.size()};
   }
+  // Alibaba's v0.6 lines begin with their marker and a benchmark, then "[" (prose may say "MLPerf: ").
+  if (line.rfind(kAlibabaMarker, 0) == 0) {
+    const std::string_view rest = line.substr(kAlibabaMarker.size());
+    const size_t space = rest.find(' ');
+    if (space != std::string_view::npos && space > 0 && rest.substr(space + 1, 1) == "[")
+      return Marker{LogFormat::kAlibabaV06, 0, kAlibabaMarker.size()};
+  }
   return std::nullopt;
 }
 
@@ -190,6 +284,10 @@ const char* to_string(LogFormat format) {
       return ":::MLL";
     case LogFormat::kMlpV05:
       return ":::MLPv0.5.0";
+    case LogFormat::kMllogSeconds:
+      return ":::MLLOG with time_s";
+    case LogFormat::kAlibabaV06:
+      return "MLPerf: (Alibaba v0.6)";
   }
   return "unknown";
 }
@@ -211,6 +309,14 @@ std::optional<LogRecord> parse_log_line(std::string_view line, int line_number,
       case LogFormat::kMlpV05:
         record = parse_mlp(body);
         break;
+      case LogFormat::kAlibabaV06:
+        if (std::optional<LogRecord> parsed = parse_alibaba(body)) {
+          record = std::move(*parsed);
+          break;
+        }
+        return std::nullopt;
+      case LogFormat::kMllogSeconds:
+        MLH_ASSERT(!"a line's format, not a marker's");
     }
     record.line_number = line_number;
     return record;

@@ -65,6 +65,64 @@ TEST(LogReader, FormatNames) {
   EXPECT_STREQ(to_string(LogFormat::kMllog), ":::MLLOG");
   EXPECT_STREQ(to_string(LogFormat::kMll), ":::MLL");
   EXPECT_STREQ(to_string(LogFormat::kMlpV05), ":::MLPv0.5.0");
+  EXPECT_STREQ(to_string(LogFormat::kMllogSeconds), ":::MLLOG with time_s");
+  EXPECT_STREQ(to_string(LogFormat::kAlibabaV06), "MLPerf: (Alibaba v0.6)");
+}
+
+// Alibaba's v0.7 logs (tests/data/mlperf-rounds/v0.7/Alibaba): seconds in time_s, the rest :::MLLOG.
+TEST(LogReader, ReadsMllogLinesWithSecondsInTimeS) {
+  const ParsedLog log = parse_log_text(
+      R"(:::MLLOG {"metadata": {"file": "fit.py", "lineno": 976, "status": "success"}, "value": null, "key": "run_stop", "namespace": "", "time_s": 1593354661.616, "event_type": "INTERVAL_END" })"
+      "\n");
+  ASSERT_TRUE(log.errors.empty());
+  ASSERT_EQ(log.records.size(), 1u);
+  EXPECT_EQ(log.records[0].format, LogFormat::kMllogSeconds);
+  EXPECT_DOUBLE_EQ(log.records[0].time_ms, 1593354661616.0);
+  EXPECT_EQ(log.records[0].metadata.at("status"), "success");
+  // time_ms wins where both are given; neither, or a time_s that is no number, is an error.
+  EXPECT_EQ(parse_log_line(R"(:::MLLOG {"time_ms": 5, "time_s": 9, "key": "k", "value": 1, "metadata": {}})", 1, nullptr)
+                ->format,
+            LogFormat::kMllog);
+  LogParseError error;
+  EXPECT_FALSE(parse_log_line(R"(:::MLLOG {"time_s": "x", "key": "k", "value": 1, "metadata": {}})", 3, &error));
+  EXPECT_NE(error.message.find("time_ms"), std::string::npos) << error.message;
+}
+
+// Alibaba's v0.6 logs (tests/data/mlperf-rounds/v0.6/Alibaba): a clock to the second, values that are
+// JSON, percentages or free text, and lines of prose after the time.
+TEST(LogReader, ReadsAlibabasV06Lines) {
+  const ParsedLog log = parse_log_text(
+      "MLPerf: resnet [06/13/19 00:30:56], run_start\n"
+      "MLPerf: resnet [06/13/19 00:30:57], input_batch_size: 256\n"
+      "MLPerf: resnet [06/13/19 00:30:57], run_set_random_seed:2019\n"
+      "MLPerf: resnet [06/13/19 00:30:57], model_hp_conv2d_fixed_padding: (224, 224, 3) -> (112, 112, 64)\n"
+      "MLPerf: resnet [06/13/19 00:55:21], eval_accuracy: {\"value\": 75.98000%, \"epoch\": 79}\n"
+      "MLPerf: resnet [06/13/19 00:55:21], run_stop\n"
+      "MLPerf: resnet [06/13/19 00:55:21], Total runtime: 24.409763 minutes\n"
+      "A line of prose that says MLPerf: resnet is fast\n");
+  ASSERT_TRUE(log.errors.empty()) << log.errors.front().message;
+  ASSERT_EQ(log.records.size(), 6u);
+  for (const LogRecord& record : log.records) {
+    EXPECT_EQ(record.format, LogFormat::kAlibabaV06);
+    EXPECT_EQ(record.benchmark, "resnet");
+  }
+  EXPECT_EQ(log.records[0].key, "run_start");
+  EXPECT_TRUE(log.records[0].value.is_null());
+  EXPECT_DOUBLE_EQ(log.records[0].time_ms, 1560385856000.0);  // 2019-06-13T00:30:56Z
+  EXPECT_EQ(log.records[1].value, 256);
+  EXPECT_EQ(log.records[2].key, "run_set_random_seed");
+  EXPECT_EQ(log.records[2].value, 2019);
+  EXPECT_EQ(log.records[3].value, "(224, 224, 3) -> (112, 112, 64)");
+  EXPECT_DOUBLE_EQ(log.records[4].value.at("value").get<double>(), 0.7598);
+  EXPECT_EQ(log.records[4].value.at("epoch"), 79);
+  EXPECT_DOUBLE_EQ(log.records[5].time_ms - log.records[0].time_ms, 1465000.0);  // 24 min 25 s
+  // A broken clock is an error on its line.
+  LogParseError error;
+  EXPECT_FALSE(parse_log_line("MLPerf: resnet [13/13/19 00:30:56], run_start", 7, &error));
+  EXPECT_EQ(error.line_number, 7);
+  EXPECT_NE(error.message.find("bad date"), std::string::npos) << error.message;
+  EXPECT_FALSE(parse_log_line("MLPerf: resnet [06/13/19], run_start", 8, &error));
+  EXPECT_NE(error.message.find("mm/dd/yy"), std::string::npos) << error.message;
 }
 
 TEST(LogReader, ParsesMllogLinesAndIgnoresEverythingElse) {
