@@ -1,22 +1,35 @@
-// Golden values come from running the references on the inputs below: sacreBLEU v1.2.10's
-// sacrebleu.py (corpus_bleu with smooth="exp"; tokenize_13a, tokenize_v14_international) and the
-// MLPerf Transformer's translation/tensorflow/transformer/compute_bleu.py (bleu_tokenize, and
-// bleu_wrapper's uncased path into utils/metrics.py compute_bleu), under Python 3.11 (Unicode 14).
+// The corpus cases' goldens are made by running the references on the inputs of
+// tests/datasets/data/bleu/corpus_cases.json: tools/make_bleu_goldens.py writes
+// tests/datasets/data/bleu/goldens.json with sacreBLEU v1.2.10 (corpus_bleu with smooth="exp";
+// tokenize "intl" and "13a", lowercased or not) and the MLPerf Transformer's compute_bleu.py
+// (bleu_tokenize on lowercased lines into utils/metrics.py compute_bleu, the uncased path of
+// bleu_wrapper), under Python 3.11 (Unicode 14). From the repository root, with the venv and the
+// mlcommons/training checkout that the script's docstring sets up (--check compares instead of
+// writing), with T = <training>/retired_benchmarks/transformer/tensorflow/transformer:
+//   /root/.cache/mlharness/sacrebleu-1.2.10/bin/python tools/make_bleu_goldens.py --mlperf-transformer T
+// The tokenizer cases, the per-line counts and the other single values below stay written in the
+// tests; the script does not regenerate them.
 // Counts are {matches[4], possible[4], hypothesis_length, reference_length}.
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "datasets/wmt/bleu.h"
+#include "tests/test_files.h"
 #include "tests/user_error_of.h"
 
 namespace mlh::wmt {
 namespace {
+
+namespace fs = std::filesystem;
 
 constexpr double kBleuTolerance = 0.01;
 
@@ -111,120 +124,60 @@ struct CorpusCase {
   Golden intl_lowercase, intl_cased, mteval13a_lowercase, mteval13a_cased;  // sacreBLEU
 };
 
-const std::vector<CorpusCase> kCorpusCases = {
-    {"perfect",
-     {"Die Katze sitzt auf der Matte."},
-     {"Die Katze sitzt auf der Matte."},
-     {100.000000, {7, 6, 5, 4, 7, 6, 5, 4, 7, 7}},
-     {100.000000, {7, 6, 5, 4, 7, 6, 5, 4, 7, 7}},
-     {100.000000, {7, 6, 5, 4, 7, 6, 5, 4, 7, 7}},
-     {100.000000, {7, 6, 5, 4, 7, 6, 5, 4, 7, 7}},
-     {100.000000, {7, 6, 5, 4, 7, 6, 5, 4, 7, 7}}},
-    {"empty_hypothesis_line",
-     {"", "Das ist gut."},
-     {"Hallo Welt.", "Das ist gut."},
-     {47.236652, {4, 3, 2, 1, 4, 3, 2, 1, 4, 7}},
-     {47.236655, {4, 3, 2, 1, 4, 3, 2, 1, 4, 7}},
-     {47.236655, {4, 3, 2, 1, 4, 3, 2, 1, 4, 7}},
-     {47.236655, {4, 3, 2, 1, 4, 3, 2, 1, 4, 7}},
-     {47.236655, {4, 3, 2, 1, 4, 3, 2, 1, 4, 7}}},
-    {"short_brevity",
-     {"Die Katze sitzt."},
-     {"Die Katze sitzt auf der Matte."},
-     {30.181536, {4, 2, 1, 0, 4, 3, 2, 1, 4, 7}},
-     {30.181535, {4, 2, 1, 0, 4, 3, 2, 1, 4, 7}},
-     {30.181535, {4, 2, 1, 0, 4, 3, 2, 1, 4, 7}},
-     {30.181535, {4, 2, 1, 0, 4, 3, 2, 1, 4, 7}},
-     {30.181535, {4, 2, 1, 0, 4, 3, 2, 1, 4, 7}}},
-    {"short_brevity_two",
-     {"Er kommt morgen.", "Wir sehen uns"},
-     {"Er kommt morgen nach Berlin zurück.", "Wir sehen uns bald wieder, sagte sie."},
-     {19.866142, {7, 4, 2, 0, 7, 5, 3, 1, 7, 16}},
-     {19.866143, {7, 4, 2, 0, 7, 5, 3, 1, 7, 16}},
-     {19.866143, {7, 4, 2, 0, 7, 5, 3, 1, 7, 16}},
-     {19.866143, {7, 4, 2, 0, 7, 5, 3, 1, 7, 16}},
-     {19.866143, {7, 4, 2, 0, 7, 5, 3, 1, 7, 16}}},
-    {"unicode_punctuation",
-     {"„Das ist – wie man sagt – ein Erfolg…“, sagte er.", "¿Kostet das wirklich 1,000.5 €?"},
-     {"„Das ist — wie man sagt — ein großer Erfolg…“, sagte er.",
-      "¿Kostet das 1,000.5 € oder mehr?"},
-     {44.053326, {20, 13, 8, 4, 23, 21, 19, 17, 23, 25}},
-     {44.053324, {20, 13, 8, 4, 23, 21, 19, 17, 23, 25}},
-     {44.053324, {20, 13, 8, 4, 23, 21, 19, 17, 23, 25}},
-     {33.100810, {16, 9, 4, 2, 19, 17, 15, 13, 19, 21}},
-     {33.100810, {16, 9, 4, 2, 19, 17, 15, 13, 19, 21}}},
-    {"german_news",
-     {"Die Regierung hat am Montag neue Maßnahmen gegen die Inflation angekündigt.",
-      "Nach Angaben der Polizei wurden bei dem Unfall drei Menschen verletzt.",
-      "Der Umsatz stieg im dritten Quartal um 4,5 Prozent auf 1.234 Millionen Euro.",
-      "Experten warnen jedoch vor einer Überhitzung des Immobilienmarktes.",
-      "Das Spiel endete 2:1 für die Gastgeber."},
-     {"Die Bundesregierung kündigte am Montag neue Maßnahmen gegen die Inflation an.",
-      "Bei dem Unfall wurden nach Angaben der Polizei drei Personen verletzt.",
-      "Im dritten Quartal stieg der Umsatz um 4,5 Prozent auf 1.234 Millionen Euro.",
-      "Experten warnen allerdings vor einer Überhitzung des Immobilienmarkts.",
-      "Das Spiel endete mit 2:1 für die Gastgeber."},
-     {53.251225, {49, 32, 21, 13, 55, 50, 45, 40, 55, 56}},
-     {53.251226, {49, 32, 21, 13, 55, 50, 45, 40, 55, 56}},
-     {47.550875, {45, 28, 18, 12, 55, 50, 45, 40, 55, 56}},
-     {55.563745, {51, 34, 23, 15, 57, 52, 47, 42, 57, 58}},
-     {50.080511, {47, 30, 20, 14, 57, 52, 47, 42, 57, 58}}},
-    // Three tokens: sacreBLEU has no 4-grams and scores 0; t2t leaves the order out.
-    {"no_match",
-     {"Guten Morgen zusammen"},
-     {"Bonjour tout le monde"},
-     {16.186480, {0, 0, 0, 0, 3, 2, 1, 0, 3, 4}},
-     {0.000000, {0, 0, 0, 0, 3, 2, 1, 0, 3, 4}},
-     {0.000000, {0, 0, 0, 0, 3, 2, 1, 0, 3, 4}},
-     {0.000000, {0, 0, 0, 0, 3, 2, 1, 0, 3, 4}},
-     {0.000000, {0, 0, 0, 0, 3, 2, 1, 0, 3, 4}}},
-    // No match at all still scores above 0 with exponential smoothing.
-    {"no_match_long",
-     {"Guten Morgen zusammen, liebe Freunde"},
-     {"Bonjour tout le monde mes amis"},
-     {4.058349, {0, 0, 0, 0, 6, 5, 4, 3, 6, 6}},
-     {4.058349, {0, 0, 0, 0, 6, 5, 4, 3, 6, 6}},
-     {4.058349, {0, 0, 0, 0, 6, 5, 4, 3, 6, 6}},
-     {4.058349, {0, 0, 0, 0, 6, 5, 4, 3, 6, 6}},
-     {4.058349, {0, 0, 0, 0, 6, 5, 4, 3, 6, 6}}},
-    {"two_token_lines",
-     {"Ja bitte", "Nein danke"},
-     {"Ja bitte", "Nein danke"},
-     {100.000000, {4, 2, 0, 0, 4, 2, 0, 0, 4, 4}},
-     {0.000000, {4, 2, 0, 0, 4, 2, 0, 0, 4, 4}},
-     {0.000000, {4, 2, 0, 0, 4, 2, 0, 0, 4, 4}},
-     {0.000000, {4, 2, 0, 0, 4, 2, 0, 0, 4, 4}},
-     {0.000000, {4, 2, 0, 0, 4, 2, 0, 0, 4, 4}}},
-    // str.lower(): capital sharp s, final sigma, and İ to "i" + combining dot above.
-    {"case",
-     {"DIE KATZE Sitzt AUF der Matte", "Straße ẞ ΣΑΣ İstanbul"},
-     {"die Katze sitzt auf der Matte", "straße ß σας i̇stanbul"},
-     {100.000000, {10, 8, 6, 4, 10, 8, 6, 4, 10, 10}},
-     {100.000000, {10, 8, 6, 4, 10, 8, 6, 4, 10, 10}},
-     {10.682175, {2, 1, 0, 0, 10, 8, 6, 4, 10, 10}},
-     {100.000000, {10, 8, 6, 4, 10, 8, 6, 4, 10, 10}},
-     {10.682175, {2, 1, 0, 0, 10, 8, 6, 4, 10, 10}}},
-    // sacreBLEU strips trailing whitespace first, so "2014." stays one token; t2t does not.
-    {"trailing_space_year",
-     {"Im Jahr 2014. ", "Er kam um 10.30 Uhr an.  "},
-     {"Im Jahr 2014.", "Er kam um 10.30 Uhr an."},
-     {77.654533, {9, 7, 5, 4, 11, 9, 7, 5, 11, 10}},
-     {100.000000, {10, 8, 6, 4, 10, 8, 6, 4, 10, 10}},
-     {100.000000, {10, 8, 6, 4, 10, 8, 6, 4, 10, 10}},
-     {100.000000, {11, 9, 7, 5, 11, 9, 7, 5, 11, 11}},
-     {100.000000, {11, 9, 7, 5, 11, 9, 7, 5, 11, 11}}},
-    {"entities_13a",
-     {"&quot;Ja&quot;, sagte er &amp; sie &lt;3 <skipped>", "E-Mail an info@example.com senden."},
-     {"\"Ja\", sagte er & sie <3", "E-Mail an info@example.com schicken."},
-     {36.551128, {18, 11, 9, 7, 32, 30, 28, 26, 32, 21}},
-     {36.551128, {18, 11, 9, 7, 32, 30, 28, 26, 32, 21}},
-     {36.551128, {18, 11, 9, 7, 32, 30, 28, 26, 32, 21}},
-     {88.484187, {18, 15, 13, 11, 19, 17, 15, 13, 19, 19}},
-     {88.484187, {18, 15, 13, 11, 19, 17, 15, 13, 19, 19}}},
-};
+const fs::path kBleuData = fs::path(MLH_SOURCE_DIR) / "tests/datasets/data/bleu";
+
+nlohmann::json read_json(const fs::path& path) {
+  if (!fs::exists(path)) throw std::runtime_error(path.string() + " is missing");
+  return nlohmann::json::parse(testing_files::contents_of(path));
+}
+
+Golden golden_of(const nlohmann::json& entry) {
+  Golden golden{entry.at("score").get<double>(), {}};
+  const nlohmann::json& counts = entry.at("counts");
+  if (counts.size() != golden.counts.size()) throw std::runtime_error("a golden without 10 counts");
+  for (size_t k = 0; k < golden.counts.size(); ++k) golden.counts[k] = counts[k].get<int64_t>();
+  return golden;
+}
+
+// The cases of corpus_cases.json with their goldens from goldens.json, which must name the same
+// cases in the same order.
+std::vector<CorpusCase> read_corpus_cases() {
+  const std::string rerun = ": rerun tools/make_bleu_goldens.py";
+  const nlohmann::json cases = read_json(kBleuData / "corpus_cases.json");
+  const nlohmann::json goldens = read_json(kBleuData / "goldens.json");
+  if (goldens.at("sacrebleu") != "1.2.10") throw std::runtime_error("goldens.json is not 1.2.10's");
+  const nlohmann::json& golden_cases = goldens.at("cases");
+  if (cases.empty() || golden_cases.size() != cases.size()) {
+    throw std::runtime_error("goldens.json does not cover corpus_cases.json" + rerun);
+  }
+  std::vector<CorpusCase> result;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const nlohmann::json& golden = golden_cases[i];
+    CorpusCase c;
+    c.name = cases[i].at("name").get<std::string>();
+    if (golden.at("name") != c.name) {
+      throw std::runtime_error("goldens.json has " + golden.at("name").dump() +
+                               " where corpus_cases.json has " + c.name + rerun);
+    }
+    c.hypotheses = cases[i].at("hypotheses").get<Lines>();
+    c.references = cases[i].at("references").get<Lines>();
+    c.t2t = golden_of(golden.at("t2t_uncased"));
+    c.intl_lowercase = golden_of(golden.at("intl_lowercase"));
+    c.intl_cased = golden_of(golden.at("intl_cased"));
+    c.mteval13a_lowercase = golden_of(golden.at("13a_lowercase"));
+    c.mteval13a_cased = golden_of(golden.at("13a_cased"));
+    result.push_back(std::move(c));
+  }
+  return result;
+}
+
+const std::vector<CorpusCase>& corpus_cases() {
+  static const std::vector<CorpusCase> cases = read_corpus_cases();
+  return cases;
+}
 
 const CorpusCase& corpus_case(const std::string& name) {
-  for (const auto& c : kCorpusCases) {
+  for (const auto& c : corpus_cases()) {
     if (c.name == name) return c;
   }
   throw std::logic_error("no corpus case " + name);
@@ -248,7 +201,7 @@ BleuStatistics summed_sacrebleu_statistics(const Lines& hypotheses, const Lines&
 }
 
 TEST(T2tBleu, CorpusMatchesMlperfComputeBleu) {
-  for (const auto& c : kCorpusCases) {
+  for (const auto& c : corpus_cases()) {
     SCOPED_TRACE(c.name);
     EXPECT_NEAR(t2t_corpus_bleu(c.hypotheses, c.references), c.t2t.score, kBleuTolerance);
     const BleuStatistics statistics = summed_t2t_statistics(c.hypotheses, c.references);
@@ -269,7 +222,7 @@ TEST(SacreBleu, CorpusMatchesSacreBleu1210) {
       {"13a -lc", {SacreBleuTokenizer::k13a, true}, &CorpusCase::mteval13a_lowercase},
       {"13a", {SacreBleuTokenizer::k13a, false}, &CorpusCase::mteval13a_cased},
   };
-  for (const auto& c : kCorpusCases) {
+  for (const auto& c : corpus_cases()) {
     for (const auto& flavour : flavours) {
       SCOPED_TRACE(c.name + " --tokenize " + flavour.name);
       const Golden& golden = c.*flavour.golden;

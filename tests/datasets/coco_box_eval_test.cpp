@@ -61,7 +61,7 @@ TEST_P(CocoBoxEvalGolden, MatchesPycocotools) {
     ASSERT_EQ(expected.size(), 12u);
     const std::array<double, 12> stats = evaluate_boxes(ground_truth, detections, image_ids).as_array();
     for (size_t i = 0; i < 12; ++i) {
-      EXPECT_NEAR(stats[i], expected[i], 1e-4) << name << " stats[" << i << "], " << image_ids.size() << " image ids";
+      EXPECT_NEAR(stats[i], expected[i], 1e-12) << name << " stats[" << i << "], " << image_ids.size() << " image ids";
       largest_difference = std::max(largest_difference, std::abs(stats[i] - expected[i]));
     }
   }

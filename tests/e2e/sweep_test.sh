@@ -2,7 +2,7 @@
 # sweep_test.sh SWEEP_SH MLHARNESS WORK_DIR: launch/sweep.sh on a tiny NCF mini (one epoch on a small
 # synthetic MovieLens): the ledger and result logs of a 2-seed x np 1,2 sweep with a converged, a not
 # converged and a crashed run; a rerun that runs nothing; a resume that runs only the run missing from
-# the ledger; Ctrl-C in the middle of a run; bad input.
+# the ledger; Ctrl-C in the middle of a run; a second sweep on the same folder while one runs; bad input.
 set -euo pipefail
 sweep=$1
 real_mlharness=$2
@@ -136,6 +136,14 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 [ -n "$(find "$interrupted_out" -name 'result_*.partial')" ] || fail "the run never started its log"
+echo "== a second sweep into the folder of the running one: refused"
+status=0
+bash "$sweep" --workload ncf --config mini --seeds 6 --out "$interrupted_out" --data-dir "$work/data" \
+  --mlharness "$real_mlharness" -- --set synthetic_users=1000 --quiet >"$work/second.txt" 2>&1 || status=$?
+cat "$work/second.txt"
+{ [ "$status" = 2 ] && grep -q "^sweep.sh: error: another sweep is running on '$interrupted_out'" "$work/second.txt"; } ||
+  fail "a second sweep on a running sweep's folder: exit $status"
+[ ! -e "$interrupted_out/console/np1_seed6.txt" ] || fail "the refused sweep started a run"
 kill -INT -- -"$sweep_pid"
 status=0
 wait "$sweep_pid" || status=$?

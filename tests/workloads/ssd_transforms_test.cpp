@@ -5,10 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <set>
+#include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -305,55 +309,81 @@ ColorJitterDraw only(ColorJitterDraw::Step step) {
   return draw;
 }
 
-TEST(CocoSsdTransforms, ColorJitterStepsBlendAsPil) {
-  // Brightness blends with black and truncates: 101 * 1.5 = 151.5 -> 151; 200 * 1.5 clips to 255.
-  cv::Mat image(1, 2, CV_8UC3);
-  image.at<cv::Vec3b>(0, 0) = cv::Vec3b(101, 101, 101);
-  image.at<cv::Vec3b>(0, 1) = cv::Vec3b(200, 10, 0);
-  ColorJitterDraw draw = only(ColorJitterDraw::kBrightness);
-  draw.brightness = 1.5;
-  apply_color_jitter(draw, image);
-  EXPECT_EQ(image.at<cv::Vec3b>(0, 0), cv::Vec3b(151, 151, 151));
-  EXPECT_EQ(image.at<cv::Vec3b>(0, 1), cv::Vec3b(255, 15, 0));
-
-  // Contrast 0 leaves the grey image's rounded mean everywhere.
-  cv::Mat grey_pair(1, 2, CV_8UC3);
-  grey_pair.at<cv::Vec3b>(0, 0) = cv::Vec3b(10, 10, 10);
-  grey_pair.at<cv::Vec3b>(0, 1) = cv::Vec3b(21, 21, 21);
-  draw = only(ColorJitterDraw::kContrast);
-  draw.contrast = 0;
-  apply_color_jitter(draw, grey_pair);
-  EXPECT_EQ(grey_pair.at<cv::Vec3b>(0, 0), cv::Vec3b(16, 16, 16));  // mean 15.5 rounds to 16
-  EXPECT_EQ(grey_pair.at<cv::Vec3b>(0, 1), cv::Vec3b(16, 16, 16));
-
-  // Saturation 0 leaves the grey image; 2 pushes a colour away from its grey.
-  cv::Mat colour(1, 1, CV_8UC3, cv::Scalar(50, 100, 150));
-  cv::Mat grey;
-  cv::cvtColor(colour, grey, cv::COLOR_BGR2GRAY);
-  const int grey_value = grey.at<uint8_t>(0, 0);
-  cv::Mat desaturated = colour.clone();
-  draw = only(ColorJitterDraw::kSaturation);
-  draw.saturation = 0;
-  apply_color_jitter(draw, desaturated);
-  EXPECT_EQ(desaturated.at<cv::Vec3b>(0, 0), cv::Vec3b(grey_value, grey_value, grey_value));
-  draw.saturation = 2;
-  apply_color_jitter(draw, colour);
-  const cv::Vec3b saturated = colour.at<cv::Vec3b>(0, 0);
-  EXPECT_LT(saturated[0], 50);
-  EXPECT_GT(saturated[2], 150);
+// What torchvision's ColorJitter makes of small images on PIL, one step at a time
+// (tools/make_color_jitter_goldens.py; pixels as [R, G, B]).
+const nlohmann::json& pil_goldens() {
+  static const nlohmann::json document = [] {
+    std::ifstream file(MLH_SOURCE_DIR "/tests/workloads/data/color_jitter/pil_goldens.json");
+    EXPECT_TRUE(file.good()) << "tests/workloads/data/color_jitter/pil_goldens.json is missing";
+    return file.good() ? nlohmann::json::parse(file) : nlohmann::json::object();
+  }();
+  return document;
 }
 
+// Rows of [R, G, B] pixels as an 8-bit BGR image.
+cv::Mat bgr_image_of(const nlohmann::json& rows) {
+  cv::Mat image(static_cast<int>(rows.size()), static_cast<int>(rows.front().size()), CV_8UC3);
+  for (int y = 0; y < image.rows; ++y) {
+    for (int x = 0; x < image.cols; ++x) {
+      const nlohmann::json& rgb = rows.at(y).at(x);
+      image.at<cv::Vec3b>(y, x) =
+          cv::Vec3b(rgb.at(2).get<uint8_t>(), rgb.at(1).get<uint8_t>(), rgb.at(0).get<uint8_t>());
+    }
+  }
+  return image;
+}
+
+// Applies `step` alone with each golden case's factor to its image and expects PIL's pixels, every
+// channel within `tolerance` (0: equal).
+void expect_pil_goldens(const std::string& step_name, ColorJitterDraw::Step step,
+                        double ColorJitterDraw::*factor, int tolerance) {
+  int cases = 0;
+  for (const nlohmann::json& golden : pil_goldens().value("cases", nlohmann::json::array())) {
+    if (golden.at("step") != step_name) continue;
+    ++cases;
+    const std::string image_name = golden.at("image").get<std::string>();
+    ColorJitterDraw draw = only(step);
+    draw.*factor = golden.at("factor").get<double>();
+    SCOPED_TRACE(step_name + " " + std::to_string(draw.*factor) + " on " + image_name);
+    cv::Mat image = bgr_image_of(pil_goldens().at("images").at(image_name));
+    const cv::Mat expected = bgr_image_of(golden.at("output"));
+    apply_color_jitter(draw, image);
+    ASSERT_EQ(image.size(), expected.size());
+    for (int y = 0; y < image.rows; ++y) {
+      for (int x = 0; x < image.cols; ++x) {
+        const cv::Vec3b ours = image.at<cv::Vec3b>(y, x);
+        const cv::Vec3b pil = expected.at<cv::Vec3b>(y, x);
+        for (int c = 0; c < 3; ++c) {
+          EXPECT_LE(std::abs(int{ours[c]} - int{pil[c]}), tolerance)
+              << "pixel (" << y << ", " << x << ") BGR " << ours << ", PIL's " << pil;
+        }
+      }
+    }
+  }
+  EXPECT_GT(cases, 0) << "no " << step_name << " case in pil_goldens.json";
+}
+
+TEST(CocoSsdTransforms, ColorJitterStepsBlendAsPil) {
+  // Brightness blends with black and truncates: 101 * 1.5 = 151.5 -> 151; 200 * 1.5 clips to 255.
+  expect_pil_goldens("brightness", ColorJitterDraw::kBrightness, &ColorJitterDraw::brightness, 0);
+  // Contrast blends with the grey image's rounded mean: at 0 the grey pair (10 and 21, mean 15.5)
+  // becomes 16 everywhere.
+  expect_pil_goldens("contrast", ColorJitterDraw::kContrast, &ColorJitterDraw::contrast, 0);
+  // Saturation blends each pixel with its grey: 0 leaves the grey image, 2 pushes a colour away
+  // from its grey. OpenCV's grey and PIL's "L" agree on these pixels.
+  expect_pil_goldens("saturation", ColorJitterDraw::kSaturation, &ColorJitterDraw::saturation, 0);
+}
+
+// OpenCV's full-range HSV divides the turn into 256 hues where PIL's divides it into 255 (pure blue
+// is 171 against PIL's 170), so a turned colour can land a few units from PIL's: up to 6 on the
+// goldens' palette.
+constexpr int kHueUnitsFromPil = 6;
+
 TEST(CocoSsdTransforms, ColorJitterHueTurnsTheColourWheel) {
-  cv::Mat red(2, 2, CV_8UC3, cv::Scalar(0, 0, 255));
-  ColorJitterDraw draw = only(ColorJitterDraw::kHue);
-  draw.hue_shift = 1.0 / 3.0;  // red -> green (85 of 256 units, close to a third of a turn)
-  apply_color_jitter(draw, red);
-  const cv::Vec3b pixel = red.at<cv::Vec3b>(0, 0);
-  EXPECT_LE(pixel[0], 10);   // blue
-  EXPECT_GE(pixel[1], 245);  // green
-  EXPECT_LE(pixel[2], 10);   // red
-  // A grey image has no hue to turn.
+  // A third of a turn takes red to green (85 of 256 units); a grey image has no hue to turn.
+  expect_pil_goldens("hue", ColorJitterDraw::kHue, &ColorJitterDraw::hue_shift, kHueUnitsFromPil);
   cv::Mat grey(2, 2, CV_8UC3, cv::Scalar(90, 90, 90));
+  ColorJitterDraw draw = only(ColorJitterDraw::kHue);
   draw.hue_shift = -0.05;
   apply_color_jitter(draw, grey);
   EXPECT_EQ(cv::norm(grey, cv::Mat(2, 2, CV_8UC3, cv::Scalar(90, 90, 90)), cv::NORM_INF), 0.0);
