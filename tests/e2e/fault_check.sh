@@ -4,9 +4,12 @@
 #   sigterm      SIGTERM to a one-rank run after its first checkpoint: it stops within seconds, exit
 #                143, its log ends with run_stop aborted and the reason, its record says interrupted,
 #                and --resume from its checkpoints then runs to the end.
-#   sigint_mpi   Ctrl-C (SIGINT) to `mpirun -np 2` (which sends its ranks SIGTERM): both ranks stop
-#                after the same step; the log is
-#                finished (run_stop aborted, interrupted) and no process is left.
+#   sigint       Ctrl-C (SIGINT) to a one-rank run: exit 130, run_stop aborted "interrupted by SIGINT",
+#                the record interrupted.
+#   sigint_mpi   Ctrl-C (SIGINT) to `mpirun -np 2`: Open MPI's mpirun turns it into SIGTERM to its ranks
+#                (they never see the SIGINT), so the log says SIGTERM and the exit status is mpirun's
+#                (non-zero); both ranks stop after the same step, the log is finished (run_stop aborted,
+#                interrupted) and no process is left.
 #   kill9_sweep  kill -9 of rank 1 mid-epoch under `mpirun -np 2`, inside launch/sweep.sh: the job ends
 #                within 30 s with no process left, no result that looks whole, and the sweep records
 #                the run as failed and goes on to the next seed.
@@ -14,6 +17,11 @@
 #   disk_full    a file-size limit (ulimit -f) below a checkpoint's size: a one-line error, exit 2; the
 #                earlier checkpoints and results byte for byte as they were, nothing half-written left.
 #                Then a damaged newest checkpoint: refused with its reason, the one before it resumed.
+#   disk_full_tmpfs  a real full filesystem (ENOSPC): the results folder on a tmpfs (mounted by the test
+#                in a mount namespace of its own, so it needs root or user namespaces; skipped, exit 77,
+#                where neither works) with room for less than one more checkpoint: a one-line error
+#                "No space left on device", exit 2, the earlier checkpoints byte for byte, nothing
+#                half-written left, and a checkpoint kept there resumes.
 set -uo pipefail
 case_name=$1 binary=$2 work=$3 sweep=${4:-}
 mpirun_cmd=(mpirun --allow-run-as-root --oversubscribe)
@@ -33,6 +41,15 @@ wait_for() {
   local deadline=$((SECONDS + $2))
   while [ $SECONDS -lt "$deadline" ]; do
     compgen -G "$1" >/dev/null && return 0
+    sleep 0.2
+  done
+  return 1
+}
+# Waits up to $3 seconds for a line matching $1 (grep) in the file $2; true when it appeared.
+wait_for_line() {
+  local deadline=$((SECONDS + $3))
+  while [ $SECONDS -lt "$deadline" ]; do
+    grep -q -- "$1" "$2" 2>/dev/null && return 0
     sleep 0.2
   done
   return 1
@@ -68,14 +85,32 @@ sigterm)
   wait "$pid"
   grep -q '"key": "mlharness_resumed_from"' "$work/b/cpu/ncf/result_0.txt" || fail "the resumed log does not say so"
   ;;
+sigint)
+  set -m  # the run in its own process group, as a terminal's Ctrl-C reaches one
+  "$binary" "${tiny[@]}" --seed 5 --set max_epochs=400 --set target_hit_rate=0.999 --out "$work/a" >run.txt 2>&1 &
+  pid=$!
+  set +m
+  wait_for_line '"epoch_num": 2' "$work/a/cpu/ncf/result_0.txt.partial" 180 || { cat run.txt; fail "the run did not reach epoch 2"; }
+  kill -INT -- -"$pid"
+  signalled=$SECONDS
+  status=0
+  wait "$pid" || status=$?
+  [ $((SECONDS - signalled)) -le 10 ] || fail "the run took $((SECONDS - signalled)) s to stop"
+  [ "$status" = 130 ] || { cat run.txt; fail "exit $status, not 130"; }
+  log=$work/a/cpu/ncf/result_0.txt
+  [ -f "$log" ] || fail "no finished log (result_0.txt)"
+  run_stop_of "$log" | grep -q '"status": "aborted", "reason": "interrupted by SIGINT in epoch' ||
+    fail "the log does not end with run_stop aborted by SIGINT: $(run_stop_of "$log")"
+  grep -q '"status": "interrupted"' "$work/a/cpu/ncf/result_0.json" || fail "the record does not say interrupted"
+  grep -q '"interrupt_signal": 2' "$work/a/cpu/ncf/result_0.json" || fail "the record does not name SIGINT"
+  ;;
 sigint_mpi)
   set -m  # mpirun in its own process group, as a terminal's Ctrl-C reaches one
-  "${mpirun_cmd[@]}" -np 2 "$binary" "${tiny[@]}" --seed 2 --set max_epochs=40 --set target_hit_rate=0.999 \
+  "${mpirun_cmd[@]}" -np 2 "$binary" "${tiny[@]}" --seed 2 --set max_epochs=400 --set target_hit_rate=0.999 \
     --out "$work/a" >run.txt 2>&1 &
   pid=$!
   set +m
-  wait_for "$work/a/cpu/ncf/result_0.txt.partial" 120 || fail "the run did not start"
-  until grep -q '"epoch_num": 2' "$work/a/cpu/ncf/result_0.txt.partial" 2>/dev/null; do sleep 0.2; done
+  wait_for_line '"epoch_num": 2' "$work/a/cpu/ncf/result_0.txt.partial" 180 || { cat run.txt; fail "the run did not reach epoch 2"; }
   kill -INT -- -"$pid"
   signalled=$SECONDS
   status=0
@@ -86,8 +121,10 @@ sigint_mpi)
   [ -z "$(left_over_processes)" ] || fail "processes left: $(left_over_processes)"
   log=$work/a/cpu/ncf/result_0.txt
   [ -f "$log" ] || { cat run.txt; fail "no finished log"; }
-  run_stop_of "$log" | grep -qE '"status": "aborted", "reason": "interrupted by SIG(INT|TERM)' ||
-    fail "the log does not end with run_stop aborted by SIGINT: $(run_stop_of "$log")"
+  # Open MPI's mpirun answers Ctrl-C by sending its ranks SIGTERM: that is what they can report.
+  run_stop_of "$log" | grep -q '"status": "aborted", "reason": "interrupted by SIGTERM in epoch' ||
+    fail "the log does not end with run_stop aborted by the SIGTERM mpirun sends: $(run_stop_of "$log")"
+  grep -q '"status": "interrupted"' "$work/a/cpu/ncf/result_0.json" || fail "the record does not say interrupted"
   ;;
 kill9_sweep)
   [ -n "$sweep" ] || fail "needs launch/sweep.sh"
@@ -164,8 +201,50 @@ disk_full)
   grep -q "checkpoint refused: .*epoch_0003: rank_0.state has 1000 bytes" c.txt || { cat c.txt; fail "the damaged checkpoint was not refused with its reason"; }
   grep -q "resuming after epoch 2" c.txt || fail "the previous checkpoint was not used"
   ;;
+disk_full_tmpfs)
+  # Run A on the ordinary disk: three checkpoints, their size measured.
+  "$binary" "${tiny[@]}" --seed 4 --set max_epochs=3 --set target_hit_rate=0.999 --checkpoint-every 1 \
+    --keep-checkpoints 3 --out "$work/a" >a.txt 2>&1
+  [ -f "$work/a/cpu/ncf/result_0.checkpoints/epoch_0003/manifest.json" ] || { cat a.txt; fail "run A wrote no checkpoints"; }
+  checkpoint_bytes=$(du -sb "$work/a/cpu/ncf/result_0.checkpoints/epoch_0001" | cut -f1)
+  used_kib=$(du -sk "$work/a" | cut -f1)
+  # The tmpfs: A's results as they lie (in 4 KiB pages), and room for half a checkpoint more.
+  size_kib=$((used_kib + checkpoint_bytes / 2048 + 16))
+  mkdir -p "$work/full"
+  printf -v run_b '%q ' "$binary" "${tiny[@]}" --seed 4 --set max_epochs=3 --set target_hit_rate=0.999 \
+    --checkpoint-every 1 --resume "$work/full/cpu/ncf/result_0.checkpoints/epoch_0001" --out "$work/full"
+  # In a mount namespace of its own: the tmpfs goes away with it, whatever happens.
+  inside="mount -t tmpfs -o size=${size_kib}k mlh_full '$work/full' || exit 77
+    cp -a '$work/a/.' '$work/full/' && cp -a '$work/full' '$work/before' || exit 3
+    df -k '$work/full' | tail -1
+    status=0; $run_b >b.out 2>b.err || status=\$?; echo \$status >b.status
+    find '$work/full' -name '*.partial' -o -name '*.tmp' -o -name 'result_1*' >left.txt
+    diff -r '$work/before' '$work/full' >changed.txt 2>&1
+    cp -a '$work/full/cpu/ncf/result_0.checkpoints/epoch_0002' '$work/kept'"
+  status=0
+  if [ "$(id -u)" = 0 ]; then
+    unshare --mount --propagation private bash -c "$inside" || status=$?
+  else
+    unshare --user --map-root-user --mount bash -c "$inside" 2>/dev/null || status=$?
+  fi
+  if [ ! -f b.status ]; then
+    echo "fault_check disk_full_tmpfs: SKIPPED: cannot mount a tmpfs here (needs root, or user namespaces; status $status)"
+    exit 77
+  fi
+  [ "$(cat b.status)" = 2 ] || { cat b.out b.err; fail "exit $(cat b.status), not 2"; }
+  [ "$(wc -l <b.err)" = 1 ] || fail "not a one-line error: $(cat b.err)"
+  grep -q "No space left on device" b.err || fail "the error does not say why: $(cat b.err)"
+  echo "the error: $(cat b.err)"
+  [ ! -s changed.txt ] || { cat changed.txt; fail "the earlier checkpoints or results changed"; }
+  [ ! -s left.txt ] || fail "half-written files left: $(cat left.txt)"
+  # A checkpoint kept on the full disk resumes (on a disk with room) and runs to the end.
+  "$binary" "${tiny[@]}" --seed 4 --set max_epochs=3 --set target_hit_rate=0.999 --resume "$work/kept" \
+    --out "$work/c" >c.txt 2>&1
+  grep -q "resuming after epoch 2" c.txt || { cat c.txt; fail "the checkpoint kept on the full disk did not resume"; }
+  grep -q '"key": "run_stop"' "$work/c/cpu/ncf/result_0.txt" || fail "the resumed run did not finish its log"
+  ;;
 *)
-  fail "unknown case (sigterm, sigint_mpi, kill9_sweep, nonfinite, disk_full)"
+  fail "unknown case (sigterm, sigint, sigint_mpi, kill9_sweep, nonfinite, disk_full, disk_full_tmpfs)"
   ;;
 esac
 echo "fault_check $case_name: PASS"

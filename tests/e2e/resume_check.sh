@@ -5,13 +5,17 @@
 #  - B's last checkpoint holds, rank for rank, byte for byte A's: weights, optimizer, loss scaler,
 #    counters and random streams;
 #  - B's evaluations after EPOCH log the same values as A's, and B's record keeps A's earlier ones;
-#  - B's log says where it resumed from, and `mlharness check` refuses it as a compliant run.
+#  - every rank left its own state file (as many as COMMAND's `-np`, 1 without one);
+#  - B's log says where it resumed from, `mlharness check` refuses it as a compliant run, and
+#    `mlharness score` counts it as not converged, saying why.
 set -uo pipefail
 out=$1 epoch=$2
 shift 2
-binary=""
+binary="" expected_ranks=1 previous=""
 for word in "$@"; do
   case $word in */mlharness) binary=$word ;; esac
+  [ "$previous" != -np ] || expected_ranks=$word
+  previous=$word
 done
 fail() {
   echo "resume_check: FAIL: $*" >&2
@@ -40,6 +44,7 @@ for state in "$checkpoints/$last"/rank_*.state; do
   cmp "$state" "$resumed/$last/$(basename "$state")" || fail "$last/$(basename "$state") differs between A and B"
   ranks=$((ranks + 1))
 done
+[ "$ranks" = "$expected_ranks" ] || fail "$last holds $ranks rank state file(s), not $expected_ranks (one per rank)"
 echo "resume_check: $last: $ranks rank state(s) bitwise equal"
 
 # eval_accuracy values after EPOCH, one "epoch value" line each.
@@ -57,5 +62,9 @@ grep -q '"resumed_from"' "${log_b%.txt}.json" || fail "run B's record does not s
 if [ -n "$binary" ]; then
   "$binary" check "$log_b" >"$out/check.txt" 2>&1 && fail "mlharness check passed a resumed log"
   grep -q "resumed" "$out/check.txt" || { cat "$out/check.txt"; fail "mlharness check did not say why"; }
+  "$binary" score "$out/b" >"$out/score.txt" 2>&1
+  cat "$out/score.txt"
+  grep -qE "^  [-0-9]+ +no .*\(resumed from a checkpoint after epoch $epoch .*not a compliant result\)" "$out/score.txt" ||
+    fail "mlharness score did not leave the resumed run out, saying why"
 fi
 echo "resume_check: PASS"
