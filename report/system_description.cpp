@@ -1,6 +1,7 @@
 #include "report/system_description.h"
 
 #include <cctype>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -13,6 +14,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+// The largest count of nodes, accelerators or processors believed (the largest published systems
+// have some thousands); a larger one, or a product above it, counts as not given.
+constexpr int64_t kMostCounted = 1000000;
 
 std::optional<int> positive_integer(const json& value) {
   if (value.is_number_integer() && value.get<int64_t>() > 0 && value.get<int64_t>() < 1000000)
@@ -63,7 +68,7 @@ std::optional<int> processors_in_text(const std::string& text) {
 // cpu}. Accelerators add up over the groups; a TPU slice's num_accelerators is already the slice's
 // total (v0.5: "tpuv2-512" on 64 hosts, num_accelerators 512), never multiplied by its hosts.
 void read_nodes_list(const json& groups, const std::string& hardware, SystemDescription& system) {
-  int accelerators = 0, nodes = 0, processors = 0;
+  int64_t accelerators = 0, nodes = 0, processors = 0;  // each term below 10^6 x 10^6: no overflow
   bool tpu = false, per_node_uniform = true;
   std::optional<int> per_node;
   for (const json& group : groups) {
@@ -80,19 +85,20 @@ void read_nodes_list(const json& groups, const std::string& hardware, SystemDesc
         tpu = true;
         accelerators += *each;
       } else {
-        accelerators += count * *each;
+        accelerators += int64_t{count} * *each;
       }
       if (per_node && *per_node != *each) per_node_uniform = false;
       per_node = *each;
     }
     const auto sockets = processors_in_text(text_field(group, "cpu"));
-    processors += count * sockets.value_or(processors_in_text(hardware).value_or(1));
+    processors += int64_t{count} * sockets.value_or(processors_in_text(hardware).value_or(1));
   }
-  if (nodes == 0) return;
-  system.nodes = nodes;
+  // More than any system has (a slip of the keyboard, or an attack on the reader): no counts at all.
+  if (nodes == 0 || nodes > kMostCounted || accelerators > kMostCounted || processors > kMostCounted) return;
+  system.nodes = static_cast<int>(nodes);
   if (accelerators > 0) {
     if (tpu || !per_node_uniform) {
-      system.accelerators_total = accelerators;
+      system.accelerators_total = static_cast<int>(accelerators);
     } else {
       system.accelerators_per_node = per_node;
     }
@@ -181,12 +187,16 @@ std::optional<SystemDescription> from_log_lines(const std::string& text) {
 std::optional<int> SystemDescription::accelerator_count() const {
   if (accelerators_total) return accelerators_total;
   if (!accelerators_per_node) return std::nullopt;
-  return *accelerators_per_node * nodes.value_or(1);
+  const int64_t count = int64_t{*accelerators_per_node} * nodes.value_or(1);
+  if (count > kMostCounted) return std::nullopt;
+  return static_cast<int>(count);
 }
 
 std::optional<int> SystemDescription::processor_count() const {
   if (accelerator_count() || !accelerator_model.empty() || !host_processors_per_node) return std::nullopt;
-  return *host_processors_per_node * nodes.value_or(1);
+  const int64_t count = int64_t{*host_processors_per_node} * nodes.value_or(1);
+  if (count > kMostCounted) return std::nullopt;
+  return static_cast<int>(count);
 }
 
 bool SystemDescription::is_tpu_slice() const { return tpu_slice_cores(accelerator_model).has_value(); }

@@ -353,6 +353,26 @@ TEST_F(SystemCounts, V07TpuChipsAndLenientJson) {
   EXPECT_EQ(pai->system_name, "PAI_EFLOPS");
 }
 
+// Counts beyond any system (a million nodes of a million GPUs) give no count rather than overflow.
+TEST_F(SystemCounts, CountsBeyondAnySystemAreNotCounts) {
+  std::string problem;
+  write_text(dir_ / "huge.json", R"({"system_name": "Huge", "number_of_nodes": "999999", "accelerators_per_node": "999999",
+                                     "accelerator_model_name": "X"})");
+  const auto huge = read_system_file((dir_ / "huge.json").string(), &problem);
+  ASSERT_TRUE(huge) << problem;
+  EXPECT_EQ(huge->accelerator_count(), std::nullopt);
+  write_text(dir_ / "nodes.json", R"({"nodes": [{"num_nodes": 999999, "num_accelerators": 999999, "accelerator": "V100"},
+                                                {"num_nodes": 2, "num_accelerators": 8, "accelerator": "V100"}]})");
+  const auto listed = read_system_file((dir_ / "nodes.json").string(), &problem);
+  ASSERT_TRUE(listed) << problem;
+  EXPECT_EQ(listed->accelerator_count(), std::nullopt);
+  write_text(dir_ / "cpus.json", R"({"system_name": "Cpus", "number_of_nodes": "999999", "host_processors_per_node": "999999",
+                                     "accelerator_model_name": "N/A"})");
+  const auto cpus = read_system_file((dir_ / "cpus.json").string(), &problem);
+  ASSERT_TRUE(cpus) << problem;
+  EXPECT_EQ(cpus->processor_count(), std::nullopt);
+}
+
 TEST_F(SystemCounts, NamesGiveCountsWhenNothingElseDoes) {
   // Alibaba's v0.7 logs sit in results/v100-1280/ with no benchmark folder and no systems JSON of that name.
   LogSpec spec;
