@@ -3,10 +3,10 @@
 #include <cstring>
 #include <sstream>
 
-#include <boost/crc.hpp>
 #include <torch/nn/module.h>
 
 #include "base/user_error.h"
+#include "harness/checkpoint_manifest.h"
 
 namespace mlh {
 
@@ -66,12 +66,6 @@ class Cursor {
 };
 
 }  // namespace
-
-uint32_t crc32_of(const std::string& bytes) {
-  boost::crc_32_type crc;
-  crc.process_bytes(bytes.data(), bytes.size());
-  return crc.checksum();
-}
 
 void TrainingState::put(const std::string& name, const torch::Tensor& value) {
   MLH_ASSERT(!name.empty() && name.size() <= kMaxNameBytes && value.defined());

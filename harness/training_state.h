@@ -49,7 +49,4 @@ class TrainingState {
   std::map<std::string, torch::Tensor> tensors_;
 };
 
-// The bytes' CRC-32 (the zlib polynomial).
-uint32_t crc32_of(const std::string& bytes);
-
 }  // namespace mlh

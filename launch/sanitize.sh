@@ -2,14 +2,19 @@
 # The parsers and the harness under AddressSanitizer + UndefinedBehaviorSanitizer, and every fuzz
 # target briefly: configures and builds build-asan with clang (-DMLH_SANITIZE=ON -DMLH_FUZZ=ON),
 # only the unit test binaries of compliance, report, harness and datasets and the fuzz/ targets, runs
-# those unit tests, then each fuzz target for 15 s on its committed corpus (fuzz/corpus/<name>).
+# those unit tests, then each fuzz target for 15 s on its committed corpus (fuzz/corpus/<name>), as
+# the ctest tests of label fuzz in build-asan (fuzz/run_target.sh).
 # Any sanitizer report, failing test or fuzz finding fails the script. Installs clang if missing.
 #   bash launch/sanitize.sh
 #   MLH_FUZZ_SECONDS=600 bash launch/sanitize.sh    longer fuzz runs
+#   bash launch/sanitize.sh --grow                  and merge the inputs that reach new coverage into
+#                                                   fuzz/corpus/<name>, for a commit
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${MLH_ASAN_BUILD_DIR:-build-asan}
 fuzz_seconds=${MLH_FUZZ_SECONDS:-15}
+grow=0
+if [ "${1:-}" = --grow ]; then grow=1; fi
 jobs=$(nproc)
 
 # clang (Debian 12's clang 14, with the sanitizer and libFuzzer runtimes), installed as setup.sh
@@ -62,16 +67,14 @@ for target in "${targets[@]}"; do
 done
 printf '%s\n' "${binaries[@]}" | xargs -P "$jobs" -I{} bash -c 'run_tests "$1"' _ {}
 
-echo "== each fuzz target for ${fuzz_seconds} s on its corpus =="
-for fuzzer in "${fuzzers[@]}"; do
-  name=${fuzzer#fuzz_}
-  mkdir -p "$work/$name"
-  if ! "$build_dir/fuzz/$fuzzer" -max_total_time="$fuzz_seconds" -rss_limit_mb=4096 -timeout=10 \
-      -artifact_prefix="$work/$name-" "$work/$name" "fuzz/corpus/$name" > "$work/$name.log" 2>&1; then
-    tail -n 60 "$work/$name.log" >&2
-    echo "sanitize.sh: $fuzzer found a crash, hang, leak or an exception other than UserError" >&2
-    exit 1
-  fi
-  echo "$fuzzer: $(grep -E '^#[0-9]+[[:space:]]+DONE' "$work/$name.log" | tail -n 1)"
-done
+echo "== each fuzz target for ${fuzz_seconds} s on its corpus (ctest -L fuzz) =="
+fuzz_status=0
+MLH_FUZZ_SECONDS=$fuzz_seconds MLH_FUZZ_GROW=$grow ctest --test-dir "$build_dir" -L fuzz --no-tests=error -V \
+  -j "$jobs" > "$work/fuzz.log" 2>&1 || fuzz_status=$?
+grep -E '^[0-9]+: [a-z_]+: (#|corpus)|tests passed|tests failed' "$work/fuzz.log" | sed -E 's/^[0-9]+: //' || true
+if [ "$fuzz_status" != 0 ]; then
+  tail -n 80 "$work/fuzz.log" >&2
+  echo "sanitize.sh: a fuzz target found a crash, hang, leak or an exception other than UserError" >&2
+  exit 1
+fi
 echo "sanitize.sh: all clean"
