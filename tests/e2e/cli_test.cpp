@@ -139,8 +139,8 @@ TEST_F(Cli, RanksUnderMpirunShareTheCores) {
   EXPECT_THAT(bound.out, HasSubstr(threads_text(1, 1)));
 }
 
-// A multi-node launch as far as one machine allows: `mpirun --hostfile` with loopback entries. The log
-// and the run record say who launched the ranks, on how many nodes, and where each rank ran.
+// A hostfile launch on loopback entries: the log and the run record say who launched the ranks, on
+// how many nodes, and where each rank ran. Two real nodes (network namespaces): two_node_check.sh.
 TEST_F(Cli, AHostfileLaunchRecordsTheNodesAndEachRanksPlace) {
   {
     std::ofstream hostfile(dir_ / "hostfile");
