@@ -20,6 +20,7 @@
 #include "datasets/coco/detections_json.h"
 #include "datasets/coco/rle.h"
 #include "datasets/sharded_sampler.h"
+#include "harness/batchnorm_statistics.h"
 #include "harness/bench.h"
 #include "harness/device.h"
 #include "harness/setting_groups.h"
@@ -377,6 +378,7 @@ class MaskRcnnWorkload final : public WorkloadBase<MaskRcnnSettings, MaskRcnnTra
   Quality evaluate(int64_t epoch) override {
     const MaskRcnnSettings& s = settings_;
     MaskRcnn& model = trainer_->model();
+    average_batchnorm_statistics(*model, *world_);  // each rank judges its share of the images by one model
     model->eval();
     torch::NoGradGuard no_grad;
     const int64_t images = static_cast<int64_t>(eval_annotations_.images.size());
