@@ -4,7 +4,7 @@
 // e2e.cmake files call, each naming its runs (folders under MLH_E2E_DIR) and the ctest fixtures
 // that make them.
 //
-//   mlh_e2e_run_checks --gtest_filter=SeedDecides.* --run <workload>_np1_first_epoch_seed1 --run ... [--ranks N] [--epochs N]
+//   mlh_e2e_run_checks --gtest_filter=SeedDecides.* --run <workload>_np1_first_epoch_seed1 --run ... [--ranks N] [--epochs N] [--batchnorm-bound X]
 #pragma once
 
 #include <string>
@@ -16,6 +16,7 @@ struct RunCheckArguments {
   std::vector<std::string> runs;  // --run, in the order given
   int ranks = 0;                  // --ranks: the ranks of a many-rank run
   int epochs = 0;                 // --epochs: the epochs a run trained
+  double batchnorm_bound = 0;     // --batchnorm-bound: the relative distance BatchNorm statistics may have
 };
 
 // What the command line said (parsed once in main, before the tests run).

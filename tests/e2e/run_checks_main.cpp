@@ -20,8 +20,8 @@ int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (i + 1 >= argc || (flag != "--run" && flag != "--ranks" && flag != "--epochs")) {
-      std::fprintf(stderr, "mlh_e2e_run_checks: '%s': give --run NAME (repeatable), --ranks N, --epochs N\n",
+    if (i + 1 >= argc || (flag != "--run" && flag != "--ranks" && flag != "--epochs" && flag != "--batchnorm-bound")) {
+      std::fprintf(stderr, "mlh_e2e_run_checks: '%s': give --run NAME (repeatable), --ranks N, --epochs N, --batchnorm-bound X\n",
                    flag.c_str());
       return 2;
     }
@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
     if (flag == "--run") mlh::parsed.runs.push_back(value);
     if (flag == "--ranks") mlh::parsed.ranks = std::atoi(value.c_str());
     if (flag == "--epochs") mlh::parsed.epochs = std::atoi(value.c_str());
+    if (flag == "--batchnorm-bound") mlh::parsed.batchnorm_bound = std::atof(value.c_str());
   }
   return RUN_ALL_TESTS();
 }

@@ -19,6 +19,11 @@ mlh_add_mini_run(gnmt np1_four_shards_seed1 RANKS 1 SEED 1 SHORT TIMEOUT 300
   ARGS ${gnmt_first_epoch} --set gradient_shards=4 --checkpoint-every 1)
 mlh_add_rank_weights_check(gnmt ONE gnmt_np1_four_shards_seed1 MANY gnmt_np4_first_epoch_seed1 RANKS 4
   FIXTURES gnmt_np4_first_epoch gnmt_np1_four_shards)
+# And two ranks, each cutting its half into 2 of the same 4 shards: the same weights again.
+mlh_add_mini_run(gnmt np2_four_shards_seed1 RANKS 2 SEED 1 SHORT TIMEOUT 300
+  ARGS ${gnmt_first_epoch} --set gradient_shards=4 --checkpoint-every 1)
+mlh_add_rank_weights_check(gnmt ONE gnmt_np1_four_shards_seed1 MANY gnmt_np2_four_shards_seed1 RANKS 2
+  FIXTURES gnmt_np2_four_shards gnmt_np1_four_shards)
 mlh_require_fixtures(FIXTURES gnmt_np4_first_epoch gnmt_np1_four_shards
   TESTS e2e.GnmtRanks.FourRanksLogWhatOneRankOnFourShardsLogs)
 mlh_require_fixtures(FIXTURES gnmt_np4_first_epoch gnmt_np1_first_epoch
