@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 
 #include "compliance/log_reader.h"
 #include "tests/e2e/coco_cli_fixture.h"
@@ -83,6 +84,17 @@ TEST_F(SsdCli, ACocoFolderReadAsCocoWritesDetectionsThatPycocotoolsCanRead) {
     EXPECT_TRUE(d.contains("image_id") && d.contains("category_id") && d.contains("score"));
     EXPECT_EQ(d["bbox"].size(), 4u);
   }
+  // The file holds what the run judged: scored again by `coco-eval`, it gives the logged accuracy
+  // exactly (0 after this one tiny epoch; e2e.SsdDetections checks mini runs that score above 0).
+  const Outcome scored = run("coco-eval --annotations " + (coco / "annotations/instances_val2017.json").string() +
+                             " --detections " + stem + "_detections_epoch1.json --iou-type bbox --json scored.json");
+  ASSERT_EQ(scored.exit_code, 0) << scored.err;
+  const double ap = read_json(dir_ / "scored.json").at("stats").at(0).get<double>();
+  std::optional<double> logged;
+  for (const LogRecord& record : read_log_file(found.front().string()).records)
+    if (record.key == "eval_accuracy" && record.metadata.value("epoch_num", 0) == 1) logged = record.value.get<double>();
+  ASSERT_TRUE(logged) << "no eval_accuracy of epoch 1 in the log";
+  EXPECT_EQ(ap, *logged) << "coco-eval on the written detections: " << ap << ", the log: " << *logged;
 }
 
 TEST_F(SsdCli, BadAnnotationsAreNamedWithExitTwoAndNoResults) {
