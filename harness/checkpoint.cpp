@@ -31,14 +31,6 @@ std::string utc_now() {
   return text;
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot read '" + path.string() + "'");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw UserError("cannot read '" + path.string() + "'");
-  return bytes;
-}
-
 
 
 }  // namespace
@@ -102,7 +94,7 @@ std::string write_checkpoint(const World& world, const std::string& folder, Chec
 
 TrainingState read_rank_state(const std::string& checkpoint_path, int rank) {
   const fs::path file = fs::path(checkpoint_path) / checkpoint_rank_file(rank);
-  return TrainingState::from_bytes(read_file(file), file.string());
+  return TrainingState::from_bytes(read_checkpoint_file(file.string()), file.string());
 }
 
 void save_random_streams(TrainingState& state, const torch::Device& device) {

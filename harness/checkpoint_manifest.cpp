@@ -17,14 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot read '" + path.string() + "'");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw UserError("cannot read '" + path.string() + "'");
-  return bytes;
-}
-
 std::vector<fs::path> to_paths(const std::vector<std::string>& names) { return {names.begin(), names.end()}; }
 
 // The manifest, after checking every rank file against it.
@@ -33,7 +25,7 @@ CheckpointManifest check_checkpoint(const fs::path& path) {
   if (!fs::exists(manifest_path)) throw UserError("no " + std::string(kCheckpointManifestFile) + " (not a finished checkpoint)");
   nlohmann::json json;
   try {
-    json = nlohmann::json::parse(read_file(manifest_path));
+    json = nlohmann::json::parse(read_checkpoint_file(manifest_path.string()));
   } catch (const nlohmann::json::exception& e) {
     throw UserError(std::string(kCheckpointManifestFile) + " is not JSON: " + e.what());
   }
@@ -46,13 +38,21 @@ CheckpointManifest check_checkpoint(const fs::path& path) {
     if (bytes != manifest.rank_bytes[static_cast<size_t>(r)])
       throw UserError(checkpoint_rank_file(r) + " has " + std::to_string(bytes) + " bytes where the manifest says " +
                       std::to_string(manifest.rank_bytes[static_cast<size_t>(r)]) + " (cut short)");
-    if (crc32_of(read_file(file)) != manifest.rank_crc32[static_cast<size_t>(r)])
+    if (crc32_of(read_checkpoint_file(file.string())) != manifest.rank_crc32[static_cast<size_t>(r)])
       throw UserError(checkpoint_rank_file(r) + " fails its CRC-32 check (damaged)");
   }
   return manifest;
 }
 
 }  // namespace
+
+std::string read_checkpoint_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError("cannot read '" + path + "'");
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw UserError("cannot read '" + path + "'");
+  return bytes;
+}
 
 uint32_t crc32_of(const std::string& bytes) {
   boost::crc_32_type crc;

@@ -53,6 +53,9 @@ struct FoundCheckpoint {
 // check it. Throws UserError when none is whole, naming each one tried and why it was refused.
 FoundCheckpoint find_checkpoint(const std::string& path);
 
+// The whole file (a manifest or a rank file); UserError naming it when it cannot be read.
+std::string read_checkpoint_file(const std::string& path);
+
 // The bytes' CRC-32 (the zlib polynomial).
 uint32_t crc32_of(const std::string& bytes);
 

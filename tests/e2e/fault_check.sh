@@ -55,6 +55,19 @@ wait_for_line() {
   return 1
 }
 run_stop_of() { grep '"key": "run_stop"' "$1"; }
+# After a signal to the run $1 (pid) in $work/a: it stopped within 10 s with exit status $2, its log
+# finished with run_stop aborted "interrupted by $3 in epoch ..." and its record says interrupted.
+expect_stopped_by() {
+  local pid=$1 expected_status=$2 signal_name=$3 signalled=$SECONDS status=0
+  wait "$pid" || status=$?
+  [ $((SECONDS - signalled)) -le 10 ] || fail "the run took $((SECONDS - signalled)) s to stop"
+  [ "$status" = "$expected_status" ] || { cat run.txt; fail "exit $status, not $expected_status"; }
+  log=$work/a/cpu/ncf/result_0.txt
+  [ -f "$log" ] || fail "no finished log (result_0.txt)"
+  run_stop_of "$log" | grep -q '"key": "run_stop".*"status": "aborted", "reason": "interrupted by '"$signal_name"' in epoch' ||
+    fail "the log does not end with run_stop aborted by $signal_name: $(run_stop_of "$log")"
+  grep -q '"status": "interrupted"' "$work/a/cpu/ncf/result_0.json" || fail "the record does not say interrupted"
+}
 left_over_processes() { pgrep -f -- "--out $work/" || true; }
 
 case $case_name in
@@ -65,16 +78,7 @@ sigterm)
   wait_for "$work/a/cpu/ncf/result_0.checkpoints/epoch_0001" 180 || fail "no checkpoint after epoch 1"
   sleep 0.5
   kill -TERM "$pid"
-  signalled=$SECONDS
-  status=0
-  wait "$pid" || status=$?
-  [ $((SECONDS - signalled)) -le 10 ] || fail "the run took $((SECONDS - signalled)) s to stop"
-  [ "$status" = 143 ] || { cat run.txt; fail "exit $status, not 143"; }
-  log=$work/a/cpu/ncf/result_0.txt
-  [ -f "$log" ] || fail "no finished log (result_0.txt)"
-  run_stop_of "$log" | grep -q '"key": "run_stop".*"status": "aborted", "reason": "interrupted by SIGTERM in epoch' ||
-    fail "the log does not end with run_stop aborted and the reason: $(run_stop_of "$log")"
-  grep -q '"status": "interrupted"' "$work/a/cpu/ncf/result_0.json" || fail "the record does not say interrupted"
+  expect_stopped_by "$pid" 143 SIGTERM
   grep -q 'resume with --resume' run.txt || fail "the console does not say how to resume"
   "$binary" "${tiny[@]}" --seed 1 --set max_epochs=40 --set target_hit_rate=0.999 \
     --resume "$work/a/cpu/ncf/result_0.checkpoints" --out "$work/b" --checkpoint-every 1 >resumed.txt 2>&1 &
@@ -92,16 +96,7 @@ sigint)
   set +m
   wait_for_line '"epoch_num": 2' "$work/a/cpu/ncf/result_0.txt.partial" 180 || { cat run.txt; fail "the run did not reach epoch 2"; }
   kill -INT -- -"$pid"
-  signalled=$SECONDS
-  status=0
-  wait "$pid" || status=$?
-  [ $((SECONDS - signalled)) -le 10 ] || fail "the run took $((SECONDS - signalled)) s to stop"
-  [ "$status" = 130 ] || { cat run.txt; fail "exit $status, not 130"; }
-  log=$work/a/cpu/ncf/result_0.txt
-  [ -f "$log" ] || fail "no finished log (result_0.txt)"
-  run_stop_of "$log" | grep -q '"status": "aborted", "reason": "interrupted by SIGINT in epoch' ||
-    fail "the log does not end with run_stop aborted by SIGINT: $(run_stop_of "$log")"
-  grep -q '"status": "interrupted"' "$work/a/cpu/ncf/result_0.json" || fail "the record does not say interrupted"
+  expect_stopped_by "$pid" 130 SIGINT
   grep -q '"interrupt_signal": 2' "$work/a/cpu/ncf/result_0.json" || fail "the record does not name SIGINT"
   ;;
 sigint_mpi)
