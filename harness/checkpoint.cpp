@@ -31,13 +31,7 @@ std::string utc_now() {
   return text;
 }
 
-
-
 }  // namespace
-
-
-
-
 
 std::string write_checkpoint(const World& world, const std::string& folder, CheckpointManifest manifest,
                              const TrainingState& rank_state, int64_t kept) {
@@ -90,7 +84,6 @@ std::string write_checkpoint(const World& world, const std::string& folder, Chec
   }
   return final_path.string();
 }
-
 
 TrainingState read_rank_state(const std::string& checkpoint_path, int rank) {
   const fs::path file = fs::path(checkpoint_path) / checkpoint_rank_file(rank);

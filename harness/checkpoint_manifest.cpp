@@ -17,8 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<fs::path> to_paths(const std::vector<std::string>& names) { return {names.begin(), names.end()}; }
-
 // The manifest, after checking every rank file against it.
 CheckpointManifest check_checkpoint(const fs::path& path) {
   const fs::path manifest_path = path / kCheckpointManifestFile;
@@ -136,16 +134,16 @@ FoundCheckpoint find_checkpoint(const std::string& path) {
   if (normal.filename().empty()) normal = normal.parent_path();  // a trailing slash
   const std::string name = normal.filename().string();
   const bool single = fs::exists(fs::path(path) / kCheckpointManifestFile) || name.rfind("epoch_", 0) == 0;
-  const std::vector<fs::path> candidates = single ? std::vector<fs::path>{fs::path(path)} : to_paths(checkpoints_in(path));
+  const std::vector<std::string> candidates = single ? std::vector<std::string>{path} : checkpoints_in(path);
   if (candidates.empty())
     throw UserError("--resume '" + path + "': no checkpoint in it (folders epoch_NNNN written by --checkpoint-every)");
-  for (const fs::path& candidate : candidates) {
+  for (const std::string& candidate : candidates) {
     try {
       found.manifest = check_checkpoint(candidate);
-      found.path = candidate.string();
+      found.path = candidate;
       return found;
     } catch (const UserError& e) {
-      found.refused.push_back(candidate.string() + ": " + e.what());
+      found.refused.push_back(candidate + ": " + e.what());
     }
   }
   std::string reasons;
