@@ -78,6 +78,7 @@ MLLogger::MLLogger(Options options) : options_(std::move(options)) {
 MLLogger::~MLLogger() { close(); }
 
 void MLLogger::close() {
+  const std::lock_guard<std::mutex> lock(mutex_);
   if (file_ == nullptr) return;
   std::fclose(file_);
   file_ = nullptr;
@@ -98,6 +99,7 @@ int64_t MLLogger::event(std::string_view key, const nlohmann::json& value,
   const std::string line =
       format_line(options_.log_namespace, time_ms, key, value, full_metadata);
 
+  const std::lock_guard<std::mutex> lock(mutex_);
   if (file_ != nullptr) {
     write_line(file_, line);
     if (std::ferror(file_)) {

@@ -4,11 +4,13 @@
 // POINT_IN_TIME. metadata always holds the call site's file and lineno, then the caller's fields in
 // the order given (an ordered_json; a plain nlohmann::json converts but arrives sorted by key).
 // A logger built with enabled=false (ranks other than 0) writes nothing. Injected, never global.
+// Any thread may log or close: lines never interleave, and nothing reaches the file after close.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -70,6 +72,7 @@ class MLLogger {
 
  private:
   Options options_;
+  std::mutex mutex_;  // guards file_ and the writes
   std::FILE* file_ = nullptr;
 };
 

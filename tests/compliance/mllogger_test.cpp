@@ -1,9 +1,11 @@
 #include "compliance/mllogger.h"
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -261,6 +263,37 @@ TEST_F(MLLoggerTest, DefaultClockIsMillisecondsSinceEpoch) {
   const int64_t logged = logger.event(keys::kSeed, 1);
   EXPECT_GT(logged, int64_t{1'600'000'000'000});  // after 2020
   EXPECT_LT(logged, int64_t{4'000'000'000'000});  // not microseconds
+}
+
+// Two threads log while a third closes the log midway (rank 0's peer-error watch ends the log while
+// the main thread may still log): every line in the file is whole, and nothing follows the close.
+TEST_F(MLLoggerTest, ThreadsLogWholeLinesAndNothingAfterClose) {
+  MLLogger::Options options = file_options("threads.log");
+  std::atomic<int64_t> ticks{0};
+  options.clock_ms = [&ticks] { return kStartMs + ticks++; };
+  MLLogger logger(options);
+  const std::string value(300, 'v');
+  std::atomic<int> logged{0};
+  auto log_many = [&] {
+    for (int i = 0; i < 3000; ++i) {
+      logger.event(keys::kSubmissionOrg, value, {{keys::kMetaEpochNum, i}});
+      ++logged;
+    }
+  };
+  std::thread first(log_many), second(log_many);
+  while (logged < 2000) std::this_thread::yield();
+  logger.close();
+  const int64_t lines_at_close = static_cast<int64_t>(read_lines(options.log_path).size());
+  first.join();
+  second.join();
+
+  const ParsedLog log = read_log_file(options.log_path);
+  EXPECT_TRUE(log.errors.empty()) << log.errors.size() << " lines fail to parse";
+  EXPECT_FALSE(log.truncated_last_line);
+  EXPECT_GE(log.records.size(), 2000u);
+  EXPECT_LT(log.records.size(), 6000u);
+  EXPECT_EQ(static_cast<int64_t>(log.records.size()), lines_at_close);
+  for (const LogRecord& record : log.records) EXPECT_EQ(record.value, value);
 }
 
 TEST_F(MLLoggerTest, EachLineIsFlushedImmediately) {
