@@ -18,6 +18,7 @@
 #include "harness/interrupt.h"
 #include "harness/job_layout.h"
 #include "harness/mlperf_log_reporter.h"
+#include "harness/peer_error_watch.h"
 #include "harness/platform.h"
 #include "harness/results.h"
 #include "harness/resume_point.h"
@@ -146,6 +147,9 @@ class TimedRun {
   RunRecordReporter record_;
   ConsoleReporter console_;
   std::vector<RunReporter*> reporters_;
+  // Rank 0: another rank's error, told before it ends the job, abandons the log as an error here
+  // does (rank 0 may be waiting in a collective that will never complete until mpirun kills it).
+  PeerErrorWatch peer_errors_;
   int64_t first_epoch_ = 1;
 };
 
@@ -171,7 +175,8 @@ TimedRun::TimedRun(Workload& workload, const ConfigMap& config, const World& wor
                          10.0, stdout, [this] { interrupts_.check(); }, /*notes=*/world.is_root()}),
       log_(log_options(world, paths_, options), paths_.log_file, unix_time_ms),
       record_(paths_.record_file),
-      console_(progress_) {
+      console_(progress_),
+      peer_errors_(world, [this](int, const std::string&) { log_.abandoned(); }) {
   facts_.log_file = paths_.log_file;
   facts_.start_time_utc = utc_now();
   if (device.is_cuda() && !energy_.available()) facts_.energy_not_measured = energy_.source();

@@ -106,14 +106,26 @@ void MlperfLogReporter::run_stopped(const RunFacts& facts) {
 }
 
 void MlperfLogReporter::finished(const RunFacts&) {
-  logger_.close();
-  if (!partial_log_.empty()) std::filesystem::rename(partial_log_, log_file_);
+  const std::lock_guard<std::mutex> lock(ending_);
+  end_log(/*keep=*/true);
 }
 
 void MlperfLogReporter::abandoned() {
+  const std::lock_guard<std::mutex> lock(ending_);
+  end_log(/*keep=*/false);
+}
+
+void MlperfLogReporter::end_log(bool keep) {
+  if (ended_) return;
+  ended_ = true;
   logger_.close();
-  std::error_code ignored;
-  if (!partial_log_.empty()) std::filesystem::remove(partial_log_, ignored);
+  if (partial_log_.empty()) return;
+  if (keep) {
+    std::filesystem::rename(partial_log_, log_file_);
+  } else {
+    std::error_code ignored;
+    std::filesystem::remove(partial_log_, ignored);
+  }
 }
 
 }  // namespace mlh

@@ -3,11 +3,13 @@
 // harness/README.md lists them. The moments the facts hold (init_start, init_stop, run_start, each
 // eval_accuracy, run_stop) are logged with the facts' times, so the record's durations are the log's;
 // other events take the clock's time as they are logged. The log is written under its .partial name
-// and renamed when the run ends whole.
+// and renamed when the run ends whole, or removed when it does not (abandoned; any thread may call
+// finished and abandoned, which end the log once).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -45,9 +47,13 @@ class MlperfLogReporter : public RunReporter {
   // The next event is logged at `time_ms`.
   void at(int64_t time_ms) { pinned_ms_ = time_ms; }
   int64_t next_time_ms();
+  // Closes the log and renames it into place (keep) or removes it, once; under `ending_`.
+  void end_log(bool keep);
 
   std::function<int64_t()> clock_;
   std::optional<int64_t> pinned_ms_;
+  std::mutex ending_;
+  bool ended_ = false;
   std::string partial_log_;
   std::string log_file_;
   MLLogger logger_;

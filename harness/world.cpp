@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <limits>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include <ATen/Parallel.h>
@@ -98,21 +99,59 @@ std::mutex& abort_hooks_mutex() {
 bool g_mpi_session_active = false;
 int g_world_rank = 0;
 int g_world_size = 1;
+bool g_threads_may_communicate = false;
+// The failing ranks' messages to rank 0 travel apart from every collective.
+MPI_Comm g_error_comm = MPI_COMM_NULL;
+constexpr int kErrorTag = 1;
+constexpr size_t kErrorMessageBytes = 2048;  // below every transport's eager limit: a send never waits for rank 0
 
 }  // namespace
 
 MpiSession::MpiSession(int* argc, char*** argv) {
   int provided = 0;
-  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  g_threads_may_communicate = provided >= MPI_THREAD_MULTIPLE;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_world_size);
+  MPI_Comm_dup(MPI_COMM_WORLD, &g_error_comm);
   g_mpi_session_active = true;
 }
 
 MpiSession::~MpiSession() {
+  MPI_Comm_free(&g_error_comm);
   MPI_Finalize();
   g_mpi_session_active = false;
 }
+
+void MpiSession::tell_root_of_error(const std::string& message, std::chrono::milliseconds wait) {
+  if (!g_mpi_session_active || g_world_size == 1 || g_world_rank == 0) return;
+  const std::string sent = message.substr(0, kErrorMessageBytes);
+  MPI_Request request;
+  MPI_Isend(sent.data(), static_cast<int>(sent.size()), MPI_CHAR, 0, kErrorTag, g_error_comm, &request);
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  int done = 0;
+  while (!done && std::chrono::steady_clock::now() < deadline) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // Rank 0 polls for it (harness/peer_error_watch.h); the job ends after this.
+  std::this_thread::sleep_for(wait);
+}
+
+std::optional<MpiSession::PeerError> MpiSession::take_peer_error() {
+  if (!g_mpi_session_active || g_world_size == 1 || g_world_rank != 0) return std::nullopt;
+  int waiting = 0;
+  MPI_Status status;
+  MPI_Iprobe(MPI_ANY_SOURCE, kErrorTag, g_error_comm, &waiting, &status);
+  if (!waiting) return std::nullopt;
+  int length = 0;
+  MPI_Get_count(&status, MPI_CHAR, &length);
+  std::string message(static_cast<size_t>(length), '\0');
+  MPI_Recv(message.data(), length, MPI_CHAR, status.MPI_SOURCE, kErrorTag, g_error_comm, MPI_STATUS_IGNORE);
+  return PeerError{status.MPI_SOURCE, message};
+}
+
+bool MpiSession::threads_may_communicate() { return g_mpi_session_active && g_threads_may_communicate; }
 
 void MpiSession::on_abort(void (*hook)(void*), void* argument) {
   const std::lock_guard<std::mutex> lock(abort_hooks_mutex());
@@ -130,7 +169,12 @@ void MpiSession::abort_job(int exit_code) {
   // Held until the process ends: a second caller (another thread) waits for the first one's exit.
   abort_hooks_mutex().lock();
   for (const auto& [hook, argument] : abort_hooks()) hook(argument);
-  if (g_mpi_session_active) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  // Open MPI's mpirun ends every rank once one exits with a non-zero status, and returns that status.
+  // There MPI_Abort's banner races the job's end: mpirun often receives the banner cut short and
+  // prints "ORTE_ERROR_LOG: ... show_help.c" instead (Open MPI 4.1). Under other launchers (srun
+  // leaves the other tasks running by default) MPI_Abort ends the job.
+  const bool under_open_mpi_mpirun = std::getenv("OMPI_MCA_orte_hnp_uri") != nullptr;
+  if (g_mpi_session_active && !under_open_mpi_mpirun) MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::_Exit(exit_code);
 }
 

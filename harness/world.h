@@ -4,7 +4,9 @@
 // A single process started without mpirun is a world of size 1.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,8 +23,9 @@ class MpiSession {
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
-  // Ends every process of the job (MPI_Abort; OpenMPI's mpirun then exits with `exit_code`);
-  // prints nothing itself. Without a session, exits this process with `exit_code`.
+  // Ends every process of the job, and mpirun exits with `exit_code`; prints nothing itself. Under
+  // Open MPI's mpirun this process exits with `exit_code` (mpirun then ends the others, printing
+  // its own notice), elsewhere MPI_Abort. Without a session, exits this process with `exit_code`.
   // Hooks registered with on_abort (NCCL's communicator abort, harness/collective_guard.h) run
   // first, so no rank is left in a device collective. Any thread may call it; the hooks run under a
   // lock that forget_abort_hook takes too, so a hook never runs once it has been forgotten.
@@ -31,6 +34,21 @@ class MpiSession {
   // status 3 (abort_job): for a thread that finds the job broken where no exception reaches main
   // (the NCCL watchdog).
   [[noreturn]] static void fail_job(const std::string& message);
+  // A failing rank's last word to rank 0, which may sit in a collective this rank will never join
+  // (rank 0's harness/peer_error_watch.h hears it and ends its log). Rank 0 and a world of one
+  // send nothing. Waits at most `wait` for the message to leave, then the same again for rank 0 to
+  // take it up; needs no collective.
+  static void tell_root_of_error(const std::string& message, std::chrono::milliseconds wait);
+  // On rank 0: the first error another rank told, once it has arrived (rank and message). Any thread
+  // may call it when threads_may_communicate().
+  struct PeerError {
+    int rank;
+    std::string message;
+  };
+  static std::optional<PeerError> take_peer_error();
+  // Whether MPI lets a second thread communicate while the first sits in a collective
+  // (MPI_THREAD_MULTIPLE was granted).
+  static bool threads_may_communicate();
   static void on_abort(void (*hook)(void*), void* argument);
   static void forget_abort_hook(void* argument);  // the hooks registered with this argument
   static bool active();

@@ -460,32 +460,38 @@ int dispatch(int argc, char** argv) {
     return line.command == "bench" ? bench_command(line.vars) : run_command(line.vars);
   } catch (...) {
     // Under mpirun the failing rank ends the job: the others may sit in a collective (a gradient
-    // all-reduce) that this rank will never join, so nothing here communicates. A collective now
-    // would meet theirs and corrupt memory (seen: "stack smashing detected" in a communicator split).
+    // all-reduce) that this rank will never join, so no collective here: one would meet theirs and
+    // corrupt memory (seen: "stack smashing detected" in a communicator split). Only a message to
+    // rank 0 on a communicator of its own, which no collective uses.
     const int size = MpiSession::world_size();
     const int rank = MpiSession::world_rank();
     if (size == 1) throw;
-    // When every rank fails alike, let rank 0 speak: its abort ends the others before they print.
-    if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    // When every rank fails alike, let rank 0 speak: its exit ends the others before they print
+    // (Open MPI's mpirun kills them about a second after).
+    if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    std::string kind = "error";
+    std::string message;
+    int exit_code = kExitUserError;
     try {
       throw;
     } catch (const UserError& e) {
-      std::fprintf(stderr, "mlharness: error (rank %d): %s\n", rank, e.what());
-      std::fflush(stderr);
-      MpiSession::abort_job(kExitUserError);
+      message = e.what();
     } catch (const boost::program_options::error& e) {
-      std::fprintf(stderr, "mlharness: error (rank %d): %s (see --help)\n", rank, e.what());
-      std::fflush(stderr);
-      MpiSession::abort_job(kExitUserError);
+      message = std::string(e.what()) + " (see --help)";
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "mlharness: internal error (rank %d): %s\n", rank, e.what());
-      std::fflush(stderr);
-      MpiSession::abort_job(kExitInternalError);
+      kind = "internal error";
+      message = e.what();
+      exit_code = kExitInternalError;
     } catch (...) {
-      std::fprintf(stderr, "mlharness: internal error (rank %d): an exception of unknown type\n", rank);
-      std::fflush(stderr);
-      MpiSession::abort_job(kExitInternalError);
+      kind = "internal error";
+      message = "an exception of unknown type";
+      exit_code = kExitInternalError;
     }
+    std::fprintf(stderr, "mlharness: %s (rank %d): %s\n", kind.c_str(), rank, message.c_str());
+    std::fflush(stderr);
+    // Rank 0, perhaps waiting in a collective, closes its log with the error as the reason.
+    MpiSession::tell_root_of_error(message, std::chrono::milliseconds(250));
+    MpiSession::abort_job(exit_code);
   }
 }
 

@@ -1,6 +1,8 @@
 // `mpirun -np 2` where one rank fails alone: a truncated JPEG that only that rank's shard reads,
 // under the default on_bad_image: fail. The other rank meanwhile waits in the gradient all-reduce for
-// a rank that will never join it; the job must still end at once with the one-line message, exit 2.
+// a rank that will never join it; the job must still end at once with the one-line message, exit 2,
+// and leave no log behind on rank 0, whole or partial, as an error on rank 0 itself leaves none: the
+// failing rank tells rank 0 (harness/peer_error_watch.h), which ends its log before mpirun kills it.
 #include <chrono>
 #include <string>
 #include <vector>
@@ -84,6 +86,13 @@ TEST_P(LoneFailingRank, TruncatedJpegInItsShardEndsTheJobWithExit2NamingIt) {
   EXPECT_THAT(outcome.err, Not(HasSubstr(other)));
   EXPECT_THAT(outcome.err, Not(HasSubstr("stack smashing")));
   EXPECT_THAT(outcome.err, Not(HasSubstr("Signal:")));
+  // Under Open MPI's mpirun the failing rank exits (harness/world.h's abort_job): MPI_Abort's banner
+  // races the job's end there and often reaches the user as "ORTE_ERROR_LOG: ... show_help.c".
+  EXPECT_THAT(outcome.err, Not(HasSubstr("ORTE_ERROR_LOG")));
+  EXPECT_THAT(outcome.err, Not(HasSubstr("MPI_ABORT was invoked")));
+  ASSERT_TRUE(fs::exists(dir_ / "results")) << "the run never opened its log";
+  for (const auto& entry : fs::recursive_directory_iterator(dir_ / "results"))
+    EXPECT_FALSE(entry.is_regular_file()) << "left behind: " << entry.path();
 }
 
 INSTANTIATE_TEST_SUITE_P(Rank, LoneFailingRank, ::testing::Values(1, 0),

@@ -2,13 +2,20 @@
 // their mean over the ranks, at any depth of the model, other buffers untouched; gradient buckets
 // reduced inside backward (hooks) give bitwise the sums of the reduction after backward, with the
 // gradients left as views of the buckets, in the same bucket order on a rank whose backward produced
-// other gradients or none; allgather concatenates in rank order.
+// other gradients or none; allgather concatenates in rank order; rank 0 hears a peer's error while it
+// waits in a collective that peer has not joined.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
 
 #include "harness/batchnorm_statistics.h"
 #include "harness/gradient_allreduce.h"
 #include "harness/optimizer.h"
+#include "harness/peer_error_watch.h"
 #include "harness/world.h"
 
 namespace mlh {
@@ -172,6 +179,41 @@ TEST(GradientBuckets, ARankWithoutSamplesReducesInItsPeersOrder) {
 TEST(GradientBuckets, ARankWithoutSomeGradientsReducesInItsPeersOrder) {
   ASSERT_EQ(world().size(), 2) << "run under mpirun -np 2";
   expect_gradients_summed_in_bucket_order(Peer::kUsesEveryParameter);
+}
+
+// Rank 1 tells rank 0 its error and joins the all-reduce only a second later: rank 0's watch hears the
+// rank and the message while rank 0 still waits in it.
+TEST(PeerErrorWatch, RankZeroHearsAnErrorWhileItWaitsInACollective) {
+  ASSERT_EQ(world().size(), 2) << "run under mpirun -np 2";
+  ASSERT_TRUE(MpiSession::threads_may_communicate());
+  const std::string message = "train/n01/img_7.jpg: not a decodable image";
+  std::atomic<bool> heard{false};
+  std::mutex mutex;
+  int heard_rank = -1;
+  std::string heard_message;
+  {
+    const PeerErrorWatch watch(
+        world(),
+        [&](int rank, const std::string& text) {
+          const std::lock_guard<std::mutex> lock(mutex);
+          heard_rank = rank;
+          heard_message = text;
+          heard = true;
+        },
+        std::chrono::milliseconds(10));
+    if (world().rank() == 1) {
+      MpiSession::tell_root_of_error(message, std::chrono::milliseconds(50));
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    world().allreduce_sum(1.0);
+    if (world().rank() == 0) {
+      EXPECT_TRUE(heard.load()) << "not heard while waiting in the all-reduce";
+    }
+  }
+  if (world().rank() != 0) return;
+  const std::lock_guard<std::mutex> lock(mutex);
+  EXPECT_EQ(heard_rank, 1);
+  EXPECT_EQ(heard_message, message);
 }
 
 }  // namespace
