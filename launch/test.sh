@@ -10,28 +10,40 @@
 # build-cuda): its unit tests, the `cuda` tests (skipped without a GPU, each saying why), the NCF mini
 # run on the CPU, and the GPU check's two halves (launch/device_check.sh: pack the bundle, then run it
 # at small sizes on the CPU). MLH_SKIP_CUDA_BUILD=1 leaves that out.
+# Each part says when it starts and the whole says how long it took (the 45-minute aim of .ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+started=$SECONDS
+elapsed() { echo "$(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s"; }
+part() { echo; echo "== $1 (at $(elapsed)) =="; }
 selection=(-LE full)
 if [ "${1:-}" = --full ]; then
   selection=()
   shift
 fi
+part "the build (launch/setup.sh --build)"
 bash launch/setup.sh --build
 build_dir=${MLH_BUILD_DIR:-build}
+part "ctest in $build_dir"
 (cd "$build_dir" && ctest --output-on-failure --no-tests=error -j "$(nproc)" "${selection[@]}" "$@")
 
-[ "${MLH_SKIP_SANITIZE:-0}" = 1 ] || bash launch/sanitize.sh
-if [ "${MLH_SKIP_CUDA_BUILD:-0}" = 1 ]; then exit 0; fi
-echo
-echo "== the CUDA LibTorch 2.11 build: unit tests and the NCF mini run on the CPU =="
+if [ "${MLH_SKIP_SANITIZE:-0}" != 1 ]; then
+  part "ASan + UBSan and the fuzz targets (launch/sanitize.sh)"
+  bash launch/sanitize.sh
+fi
+if [ "${MLH_SKIP_CUDA_BUILD:-0}" = 1 ]; then
+  echo "== test.sh: passed in $(elapsed) =="
+  exit 0
+fi
+part "the CUDA LibTorch 2.11 build (launch/setup.sh --build --cuda)"
 MLH_BUILD_DIR=build-cuda bash launch/setup.sh --build --cuda
+part "its unit and cuda tests, and the NCF mini run on the CPU"
 cd build-cuda
 ctest --output-on-failure --no-tests=error -j "$(nproc)" -L 'unit|cuda'
 ctest --output-on-failure --no-tests=error -R '^e2e[.]ncf_mini[.]run_np1_seed1$'
 cd ..
-echo
-echo "== the GPU check, packed and run here at small sizes on the CPU =="
+part "the GPU check, packed and run here at small sizes on the CPU"
 MLH_BUNDLE_XZ_LEVEL=0 MLH_BUNDLE_LIMIT_MIB=400 bash launch/device_check.sh pack build-cuda
 MLH_TORCH_PYTHON="${MLH_TORCH_VENV:-$HOME/.cache/mlharness/torch-2.11}/bin/python" MLH_DEVICE=cpu MLH_QUICK=1 \
   OUT="$PWD/device-out" bash launch/device_check.sh run
+echo "== test.sh: passed in $(elapsed) =="
