@@ -3,17 +3,20 @@
 // reduced inside backward (hooks) give bitwise the sums of the reduction after backward, with the
 // gradients left as views of the buckets, in the same bucket order on a rank whose backward produced
 // other gradients or none; allgather concatenates in rank order; rank 0 hears a peer's error while it
-// waits in a collective that peer has not joined.
+// waits in a collective that peer has not joined; a signal that only one rank gets stops every rank
+// at the same check.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <mutex>
 #include <thread>
 
 #include "harness/batchnorm_statistics.h"
 #include "harness/gradient_allreduce.h"
+#include "harness/interrupt.h"
 #include "harness/optimizer.h"
 #include "harness/peer_error_watch.h"
 #include "harness/world.h"
@@ -214,6 +217,28 @@ TEST(PeerErrorWatch, RankZeroHearsAnErrorWhileItWaitsInACollective) {
   const std::lock_guard<std::mutex> lock(mutex);
   EXPECT_EQ(heard_rank, 1);
   EXPECT_EQ(heard_message, message);
+}
+
+// SIGTERM reaches rank 1 alone, before its third step's check (as a scheduler may signal one node
+// first): both ranks stop at that check, each with SIGTERM, and neither trains a fourth step.
+TEST(InterruptWatch, ASignalOnOneRankStopsEveryRankAtTheSameStep) {
+  ASSERT_EQ(world().size(), 2) << "run under mpirun -np 2";
+  const InterruptWatch watch(world());
+  int stopped_at = -1;
+  int signal_number = 0;
+  for (int step = 1; step <= 5 && stopped_at < 0; ++step) {
+    if (step == 3 && world().rank() == 1) std::raise(SIGTERM);
+    try {
+      watch.check();
+    } catch (const RunInterrupted& stop) {
+      stopped_at = step;
+      signal_number = stop.signal_number();
+    }
+  }
+  EXPECT_EQ(stopped_at, 3);
+  EXPECT_EQ(signal_number, SIGTERM);
+  const std::vector<double> steps = world().allgather({static_cast<double>(stopped_at)});
+  EXPECT_EQ(steps, (std::vector<double>{3, 3}));
 }
 
 }  // namespace
