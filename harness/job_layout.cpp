@@ -64,8 +64,12 @@ JobLayout describe_job(std::vector<RankPlacement> placements, const std::string&
   return layout;
 }
 
+bool started_by_open_mpi_mpirun(const std::function<const char*(const char*)>& getenv) {
+  return getenv("OMPI_MCA_orte_hnp_uri") != nullptr;
+}
+
 std::string detect_launcher(const std::function<const char*(const char*)>& getenv) {
-  if (getenv("OMPI_MCA_orte_hnp_uri") != nullptr) return "mpirun (Open MPI)";
+  if (started_by_open_mpi_mpirun(getenv)) return "mpirun (Open MPI)";
   // srun starts the ranks itself (PMIx or PMI-2) and gives each its step and task ids; in the batch
   // script outside srun, SLURM_STEP_ID is not a step of tasks.
   if (getenv("SLURM_PROCID") != nullptr && getenv("SLURM_STEP_ID") != nullptr) return "srun (SLURM)";

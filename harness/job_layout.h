@@ -42,6 +42,10 @@ struct JobLayout {
 // The layout of these placements (any order; a rank appears once).
 JobLayout describe_job(std::vector<RankPlacement> placements, const std::string& launcher);
 
+// Whether Open MPI's mpirun started this process: it sets OMPI_MCA_orte_hnp_uri, also inside a SLURM
+// allocation. `getenv` is std::getenv outside tests.
+bool started_by_open_mpi_mpirun(const std::function<const char*(const char*)>& getenv);
+
 // Who started this process, from the variables launchers set: OMPI_MCA_orte_hnp_uri (Open MPI's
 // mpirun, also inside a SLURM allocation), SLURM_PROCID with SLURM_STEP_ID (srun), PMIX_RANK or
 // PMI_RANK (another MPI launcher); "single process" without any. `getenv` is std::getenv outside

@@ -3,8 +3,8 @@
 // SIGKILL a second later). Before it ends the job, the failing rank tells rank 0 its message
 // (MpiSession::tell_root_of_error, launch/main.cpp); this thread polls for it every `poll` and hands
 // it to `on_error` once, on the watch's thread, so that rank 0 can end its log as an error of its own
-// would (harness/driver.cpp: no log is left half-written). It runs on rank 0 of a world of several ranks, where MPI lets a second thread
-// communicate (MPI_THREAD_MULTIPLE); elsewhere the watch does nothing.
+// would (harness/driver.cpp: no log is left half-written). It runs on rank 0 of a world of several
+// ranks, where MPI lets a second thread communicate (MPI_THREAD_MULTIPLE); elsewhere it does nothing.
 #pragma once
 
 #include <chrono>

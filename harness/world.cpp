@@ -19,6 +19,7 @@
 #include "base/user_error.h"
 #include "harness/cpu_block_cache.h"
 #include "harness/cpu_share.h"
+#include "harness/job_layout.h"
 
 namespace mlh {
 
@@ -173,8 +174,8 @@ void MpiSession::abort_job(int exit_code) {
   // There MPI_Abort's banner races the job's end: mpirun often receives the banner cut short and
   // prints "ORTE_ERROR_LOG: ... show_help.c" instead (Open MPI 4.1). Under other launchers (srun
   // leaves the other tasks running by default) MPI_Abort ends the job.
-  const bool under_open_mpi_mpirun = std::getenv("OMPI_MCA_orte_hnp_uri") != nullptr;
-  if (g_mpi_session_active && !under_open_mpi_mpirun) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  const bool open_mpi_mpirun = started_by_open_mpi_mpirun([](const char* name) { return std::getenv(name); });
+  if (g_mpi_session_active && !open_mpi_mpirun) MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::_Exit(exit_code);
 }
 

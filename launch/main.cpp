@@ -489,7 +489,7 @@ int dispatch(int argc, char** argv) {
     }
     std::fprintf(stderr, "mlharness: %s (rank %d): %s\n", kind.c_str(), rank, message.c_str());
     std::fflush(stderr);
-    // Rank 0, perhaps waiting in a collective, closes its log with the error as the reason.
+    // Rank 0, perhaps waiting in a collective, removes its partial log as an error of its own does.
     MpiSession::tell_root_of_error(message, std::chrono::milliseconds(250));
     MpiSession::abort_job(exit_code);
   }
