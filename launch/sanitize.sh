@@ -47,25 +47,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # Each binary runs its tests in one process (ctest starts one per test, and under ASan each start of
-# LibTorch costs seconds), the binaries side by side; a binary's output is shown when it fails.
-run_tests() {
-  local binary=$1 log="$work/$(basename "$1").log"
-  if "$binary" --gtest_filter="-$excluded" > "$log" 2>&1; then
-    echo "$(basename "$binary"): $(grep -E '^\[  PASSED  \]' "$log")"
-  else
-    cat "$log"
-    echo "sanitize.sh: $(basename "$binary") failed" >&2
-    return 1
-  fi
-}
-export -f run_tests
-export work excluded
+# LibTorch costs seconds), the binaries side by side.
 echo "== unit tests of ${parts[*]} under ASan + UBSan =="
 binaries=()
 for target in "${targets[@]}"; do
   binaries+=("$(find "$build_dir/tests" -type f -name "$target" -perm -u+x | head -n 1)")
 done
-printf '%s\n' "${binaries[@]}" | xargs -P "$jobs" -I{} bash -c 'run_tests "$1"' _ {}
+bash launch/run_test_binaries.sh --filter "-$excluded" "${binaries[@]}"
 
 echo "== each fuzz target for ${fuzz_seconds} s on its corpus (ctest -L fuzz) =="
 fuzz_status=0

@@ -7,6 +7,8 @@
 #                                   about 4.6 GB) in a virtual environment outside the clone
 #                                   (MLH_TORCH_VENV, default ~/.cache/mlharness/torch-2.11), built in
 #                                   build-cuda; the binary also starts where there is no GPU or driver
+# MLH_BUILD_DIR sets the build folder; MLH_BUILD_TARGETS (space-separated) builds those targets only
+# (launch/test.sh builds in build-cuda what it runs there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,7 +57,9 @@ default_build_dir=build
 [ "$cuda" = 1 ] && default_build_dir=build-cuda
 build_dir=${MLH_BUILD_DIR:-$default_build_dir}
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${torch_option[@]}"
-cmake --build "$build_dir" -j "$(nproc)"
+targets=()
+for target in ${MLH_BUILD_TARGETS:-}; do targets+=(--target "$target"); done
+cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}"
 
 if [ "$build_only" = 1 ]; then exit 0; fi
 echo

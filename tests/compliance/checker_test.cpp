@@ -23,6 +23,7 @@
 #include "compliance/rule_set.h"
 #include "base/user_error.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 #include "tests/user_error_of.h"
 
 namespace mlh {
@@ -67,7 +68,7 @@ TEST(CheckRules, MalformedRulesAreInternalErrors) {
 // Published logs (tests/data/mlperf-results, a sample; README.md there): our verdict equals the
 // official checker's.
 
-const fs::path kPublished = MLH_SOURCE_DIR "/tests/data/mlperf-results";
+const fs::path kPublished = test_paths::source_dir() + "/tests/data/mlperf-results";
 
 struct PublishedVerdict {
   const char* path;     // below mlperf-results
@@ -661,7 +662,7 @@ TEST(CheckNcf, WarningLevelRulesOnlyWarn) {
 // ---------------------------------------------------------------------------------------------
 // Published logs of every round (tests/data/mlperf-rounds/checker, README.md there).
 
-const fs::path kRounds = MLH_SOURCE_DIR "/tests/data/mlperf-rounds/checker";
+const fs::path kRounds = test_paths::source_dir() + "/tests/data/mlperf-rounds/checker";
 
 CheckResult check_round_log(const std::string& path, const std::string& ruleset = "") {
   return check_log(read_log_file((kRounds / path).string()), ruleset);

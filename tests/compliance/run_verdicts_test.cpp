@@ -8,6 +8,7 @@
 #include "compliance/score.h"
 #include "tests/mllog_line.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 namespace mlh {
 namespace {
@@ -64,7 +65,7 @@ TEST(RunVerdicts, FailedRulesCountAgainstOwnRunsByDefaultAndAgainstEveryRunWhenS
 TEST(RunVerdicts, ALogOfABenchmarkItsRoundHadNoRulesForIsNotChecked) {
   // v0.5 had no benchmark rules for GNMT (mlharness's 0.5.0 set has NCF's only): NVIDIA's DGX-2 run
   // passes the common v0.5 rules, and its benchmark's rules are not checked.
-  const std::string path = MLH_SOURCE_DIR
+  const std::string path = test_paths::source_dir() +
       "/tests/data/mlperf-rounds/v0.5/v0.5.0/nvidia/submission/results/dgx2_ngc18.11_pytorch/gnmt/result_0.txt";
   const RunSummary run = summarize_run(read_log_file(path));
   const auto verdicts = check_runs({run}, ComplianceMode::kStrict);

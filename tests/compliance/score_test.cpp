@@ -14,6 +14,7 @@
 #include "compliance/olympic_mean.h"
 #include "compliance/result_groups.h"
 #include "tests/mllog_line.h"
+#include "tests/test_paths.h"
 
 namespace mlh {
 namespace {
@@ -286,7 +287,7 @@ TEST(Score, NcfSeedStudyWithFewerRunsGivesTheMeanOfTheRunsPresent) {
 
 // ---- The published logs (tests/data/mlperf-results: a sample, README.md there), scored as MLPerf scores them. ----
 
-const std::string kPublished = MLH_SOURCE_DIR "/tests/data/mlperf-results";
+const std::string kPublished = test_paths::source_dir() + "/tests/data/mlperf-results";
 
 BenchmarkScore published_score(const std::string& system_folder, const std::string& benchmark) {
   const ResultScan scan = scan_results({kPublished + "/" + system_folder + "/" + benchmark});

@@ -24,6 +24,7 @@
 
 #include "datasets/wmt/bleu.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 #include "tests/user_error_of.h"
 
 namespace mlh::wmt {
@@ -124,7 +125,7 @@ struct CorpusCase {
   Golden intl_lowercase, intl_cased, mteval13a_lowercase, mteval13a_cased;  // sacreBLEU
 };
 
-const fs::path kBleuData = fs::path(MLH_SOURCE_DIR) / "tests/datasets/data/bleu";
+const fs::path kBleuData = fs::path(test_paths::source_dir()) / "tests/datasets/data/bleu";
 
 nlohmann::json read_json(const fs::path& path) {
   if (!fs::exists(path)) throw std::runtime_error(path.string() + " is missing");

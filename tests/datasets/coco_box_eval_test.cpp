@@ -14,6 +14,7 @@
 #include "datasets/coco/detections_json.h"
 #include "tests/datasets/coco_golden_cases.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 #include "tests/user_error_of.h"
 
 namespace mlh::coco {
@@ -23,7 +24,7 @@ namespace fs = std::filesystem;
 using testing_files::contents_of;
 using testing_files::fresh_test_folder;
 
-const fs::path kGoldens = fs::path(MLH_SOURCE_DIR) / "tests/datasets/data/coco_eval";
+const fs::path kGoldens = fs::path(test_paths::source_dir()) / "tests/datasets/data/coco_eval";
 
 CocoEvalStats evaluate_boxes(const Annotations& ground_truth, const std::vector<Detection>& detections,
                              const std::vector<int64_t>& image_ids = {}) {

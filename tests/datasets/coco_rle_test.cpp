@@ -11,6 +11,7 @@
 
 #include "datasets/coco/rle.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 #include "tests/user_error_of.h"
 
 namespace mlh::coco {
@@ -19,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing_files::contents_of;
 
-const fs::path kGoldens = fs::path(MLH_SOURCE_DIR) / "tests/datasets/data/coco_mask/rle_cases.json";
+const fs::path kGoldens = fs::path(test_paths::source_dir()) / "tests/datasets/data/coco_mask/rle_cases.json";
 
 const nlohmann::json& goldens() {
   static const nlohmann::json cases = nlohmann::json::parse(contents_of(kGoldens));

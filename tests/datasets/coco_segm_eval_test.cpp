@@ -15,6 +15,7 @@
 #include "datasets/coco/detections_json.h"
 #include "tests/datasets/coco_golden_cases.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 #include "tests/user_error_of.h"
 
 namespace mlh::coco {
@@ -24,7 +25,7 @@ namespace fs = std::filesystem;
 using testing_files::contents_of;
 using testing_files::fresh_test_folder;
 
-const fs::path kGoldens = fs::path(MLH_SOURCE_DIR) / "tests/datasets/data/coco_mask/segm_eval";
+const fs::path kGoldens = fs::path(test_paths::source_dir()) / "tests/datasets/data/coco_mask/segm_eval";
 
 Annotations read_case_annotations(const std::string& name) { return read_golden_annotations(kGoldens, name); }
 

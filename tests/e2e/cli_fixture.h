@@ -12,6 +12,8 @@
 #include <fstream>
 #include <string>
 
+#include "tests/test_paths.h"
+
 namespace mlh {
 
 namespace fs = std::filesystem;
@@ -38,8 +40,9 @@ class Cli : public ::testing::Test {
   }
   // Runs mlharness with `args` (shell words) inside the test's folder, under `launcher` if given.
   Outcome run(const std::string& args, const std::string& launcher = "", int timeout_s = 120) {
-    const std::string command = "cd '" + dir_.string() + "' && timeout " + std::to_string(timeout_s) + " " + launcher + " '" MLHARNESS_BINARY "' " +
-                                args + " >stdout.txt 2>stderr.txt";
+    const std::string command = "cd '" + dir_.string() + "' && timeout " + std::to_string(timeout_s) + " " +
+                                launcher + " '" + test_paths::mlharness_binary() + "' " + args +
+                                " >stdout.txt 2>stderr.txt";
     const int status = std::system(command.c_str());
     Outcome outcome;
     outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

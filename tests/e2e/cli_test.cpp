@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e/cli_fixture.h"
+#include "tests/test_paths.h"
 
 namespace mlh {
 namespace {
@@ -114,7 +115,7 @@ TEST_F(Cli, BadSettingValues) {
 
 TEST_F(Cli, AnErrorUnderMpirunEndsTheWholeJobWithItsMessage) {
   const Outcome outcome =
-      run("--workload ncf --config mini --set no_such_key=1", MLH_MPIRUN " -np 2");
+      run("--workload ncf --config mini --set no_such_key=1", test_paths::mpirun() + " -np 2");
   EXPECT_EQ(outcome.exit_code, 2) << outcome.err;  // not 124: nothing hung
   // Every rank fails alike; rank 0 speaks for them, and Open MPI's own lines are its notice only.
   EXPECT_THAT(outcome.err, HasSubstr("mlharness: error (rank 0): --set no_such_key=1: unknown key 'no_such_key'"));
@@ -134,11 +135,11 @@ TEST_F(Cli, RanksUnderMpirunShareTheCores) {
            (threads > 1 ? " threads" : " thread");
   };
   for (int ranks : {1, 2}) {
-    const Outcome outcome = run(bench, MLH_MPIRUN " -np " + std::to_string(ranks));
+    const Outcome outcome = run(bench, test_paths::mpirun() + " -np " + std::to_string(ranks));
     ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
     EXPECT_THAT(outcome.out, HasSubstr(threads_text(ranks, std::max(1, cores / ranks))));
   }
-  const Outcome bound = run(bench, MLH_MPIRUN " --bind-to core -np 1");
+  const Outcome bound = run(bench, test_paths::mpirun() + " --bind-to core -np 1");
   ASSERT_EQ(bound.exit_code, 0) << bound.err;
   EXPECT_THAT(bound.out, HasSubstr(threads_text(1, 1)));
 }
@@ -151,7 +152,7 @@ TEST_F(Cli, AHostfileLaunchRecordsTheNodesAndEachRanksPlace) {
     hostfile << "# two slots on this machine, by its loopback name\nlocalhost slots=2\n";
   }
   const Outcome outcome =
-      run("--workload ncf --config mini --seed 1 --set max_epochs=1 --quiet --out results", MLH_MPIRUN " --hostfile hostfile -np 2", 300);
+      run("--workload ncf --config mini --seed 1 --set max_epochs=1 --quiet --out results", test_paths::mpirun() + " --hostfile hostfile -np 2", 300);
   ASSERT_TRUE(outcome.exit_code == 0 || outcome.exit_code == 1) << outcome.err;
   fs::path record_path;
   for (const auto& entry : fs::recursive_directory_iterator(dir_ / "results"))

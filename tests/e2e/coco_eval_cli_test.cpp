@@ -3,14 +3,15 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e/cli_fixture.h"
+#include "tests/test_paths.h"
 
 namespace mlh {
 namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kBoxCase = std::string(MLH_SOURCE_DIR) + "/tests/datasets/data/coco_eval/random/";
-const std::string kMaskCase = std::string(MLH_SOURCE_DIR) + "/tests/datasets/data/coco_mask/segm_eval/hand/";
+const std::string kBoxCase = test_paths::source_dir() + "/tests/datasets/data/coco_eval/random/";
+const std::string kMaskCase = test_paths::source_dir() + "/tests/datasets/data/coco_mask/segm_eval/hand/";
 
 class CocoEvalCli : public Cli {};
 

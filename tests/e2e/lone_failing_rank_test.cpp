@@ -11,6 +11,7 @@
 #include "datasets/imagenet/synthetic.h"
 #include "datasets/sharded_sampler.h"
 #include "tests/e2e/cli_fixture.h"
+#include "tests/test_paths.h"
 
 namespace mlh {
 namespace {
@@ -76,7 +77,7 @@ TEST_P(LoneFailingRank, TruncatedJpegInItsShardEndsTheJobWithExit2NamingIt) {
           " --set global_batch_size=" + std::to_string(kGlobalBatch) +
           " --set eval_batch_size=8 --set precision=fp32 --set channels_last=false --set loader_threads=1"
           " --set max_epochs=2 --set eval_every_epochs=1 --quiet",
-      MLH_MPIRUN " -np 2", 90);
+      test_paths::mpirun() + " -np 2", 90);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   EXPECT_EQ(outcome.exit_code, 2) << outcome.err;

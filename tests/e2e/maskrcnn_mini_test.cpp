@@ -16,6 +16,7 @@
 #include "compliance/log_reader.h"
 #include "tests/e2e/cli_fixture.h"
 #include "tests/e2e/run_logs.h"
+#include "tests/test_paths.h"
 
 namespace mlh {
 namespace {
@@ -104,7 +105,7 @@ class MaskRcnnBesidePublished : public Cli {};
 // No Mask R-CNN log of NVIDIA's v0.7 set is kept (2.2 MB each); Google's v0.6 TPU v3-32 set is
 // (tests/data/mlperf-rounds), logged as "mask" with [box AP, mask AP] arrays.
 TEST_F(MaskRcnnBesidePublished, ScoreAndReportShowTheMiniBesideGooglesV06Logs) {
-  const fs::path published = fs::path(MLH_SOURCE_DIR) / "tests" / "data" / "mlperf-rounds" / "v0.6" / "Google";
+  const fs::path published = fs::path(test_paths::source_dir()) / "tests" / "data" / "mlperf-rounds" / "v0.6" / "Google";
   const fs::path ours = log_of("maskrcnn_np1_seed1").parent_path().parent_path();  // results/<platform>
   const Outcome score =
       run("score '" + ours.string() + "' '" + published.string() + "' --benchmark maskrcnn --no-check");

@@ -1,8 +1,8 @@
 // The runs a check of mlh_e2e_run_checks reads, from its command line: the checks are not discovered
 // but registered by tests/e2e/CMakeLists.txt's functions (mlh_add_mini_run ... CHECK_LOG, and
 // mlh_add_seed_check, mlh_add_memory_check, mlh_add_rank_weights_check), which the workloads' own
-// e2e.cmake files call, each naming its runs (folders under MLH_E2E_DIR) and the ctest fixtures
-// that make them.
+// e2e.cmake files call, each naming its runs (folders under test_paths::e2e_runs_dir()) and the ctest
+// fixtures that make them.
 //
 //   mlh_e2e_run_checks --gtest_filter=SeedDecides.* --run <workload>_np1_first_epoch_seed1 --run ... [--ranks N] [--epochs N] [--batchnorm-bound X]
 #pragma once

@@ -1,6 +1,6 @@
 // Reading the checkpoints that mini runs made with `--checkpoint-every 1` leave under
-// MLH_E2E_DIR/<run>/results: the newest one's manifest and each rank's state (harness/checkpoint.h,
-// harness/training_state.h), and what two states hold alike.
+// <the e2e runs folder>/<run>/results (test_paths.h): the newest one's manifest and each rank's state
+// (harness/checkpoint.h, harness/training_state.h), and what two states hold alike.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@
 #include <torch/torch.h>
 
 #include "harness/training_state.h"
+#include "tests/test_paths.h"
 
 namespace mlh {
 
@@ -33,7 +34,7 @@ inline std::string file_text(const std::filesystem::path& path) {
 inline RunCheckpoint last_checkpoint_of(const std::string& run) {
   namespace fs = std::filesystem;
   RunCheckpoint last;
-  const fs::path results = fs::path(MLH_E2E_DIR) / run / "results";
+  const fs::path results = fs::path(test_paths::e2e_runs_dir()) / run / "results";
   if (fs::exists(results))
     for (const auto& entry : fs::recursive_directory_iterator(results))
       if (entry.is_directory() && entry.path().filename().string().rfind("epoch_", 0) == 0 &&

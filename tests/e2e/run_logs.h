@@ -1,5 +1,5 @@
 // Reading the logs of the mini runs that ctest makes first (tests/e2e/CMakeLists.txt): each run
-// keeps its results under MLH_E2E_DIR/<run>/results.
+// keeps its results under <the e2e runs folder>/<run>/results (test_paths.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,12 +14,13 @@
 #include <nlohmann/json.hpp>
 
 #include "compliance/log_reader.h"
+#include "tests/test_paths.h"
 
 namespace mlh {
 
 // The one result log under a run's folder.
 inline std::filesystem::path log_of(const std::string& run) {
-  const std::filesystem::path results = std::filesystem::path(MLH_E2E_DIR) / run / "results";
+  const std::filesystem::path results = std::filesystem::path(test_paths::e2e_runs_dir()) / run / "results";
   std::vector<std::filesystem::path> logs;
   if (std::filesystem::exists(results))
     for (const auto& entry : std::filesystem::recursive_directory_iterator(results))
@@ -117,7 +118,7 @@ inline void expect_translation_run_beats_copying(const std::string& run, const s
 
 // What the run printed (mini_run.sh keeps it).
 inline std::string console_of(const std::string& run) {
-  std::ifstream in(std::filesystem::path(MLH_E2E_DIR) / run / "console.txt");
+  std::ifstream in(std::filesystem::path(test_paths::e2e_runs_dir()) / run / "console.txt");
   return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 

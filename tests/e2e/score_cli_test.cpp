@@ -12,6 +12,7 @@
 
 #include "tests/e2e/cli_fixture.h"
 #include "tests/mllog_line.h"
+#include "tests/test_paths.h"
 
 namespace mlh {
 namespace {
@@ -279,7 +280,7 @@ TEST_F(ScoreCli, ReportShowsScoresNumberAndVerdictsInEveryComplianceMode) {
 // Published logs of every round, as MLPerf published them (tests/data/mlperf-rounds, README.md there):
 // the time from the run's own log, the compliance verdict beside it, benchmarks outside the six skipped.
 TEST_F(ScoreCli, PublishedRoundsReadAsPublished) {
-  const std::string rounds = MLH_SOURCE_DIR "/tests/data/mlperf-rounds/";
+  const std::string rounds = test_paths::source_dir() + "/tests/data/mlperf-rounds/";
   // v0.5 Google TPU SSD: run_stop {"success": "true"}, a string; v0.5 has no SSD rules: not checked.
   Outcome outcome = run("score " + rounds + "v0.5/v0.5.0/google/cloud_v3.8/ssd-tpuv3-8");
   EXPECT_EQ(outcome.exit_code, 0) << outcome.err;

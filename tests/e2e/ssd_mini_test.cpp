@@ -13,6 +13,7 @@
 #include "compliance/log_reader.h"
 #include "tests/e2e/cli_fixture.h"
 #include "tests/e2e/run_logs.h"
+#include "tests/test_paths.h"
 
 namespace mlh {
 namespace {
@@ -65,7 +66,7 @@ TEST_F(SsdDetections, WrittenDetectionsScoreAsLogged) {
     const fs::path log = log_of(run_name);
     const std::string stem = log.string().substr(0, log.string().size() - 4);
     std::vector<fs::path> annotations;
-    for (const auto& entry : fs::recursive_directory_iterator(fs::path(MLH_E2E_DIR) / run_name / "data"))
+    for (const auto& entry : fs::recursive_directory_iterator(fs::path(test_paths::e2e_runs_dir()) / run_name / "data"))
       if (entry.path().filename() == "instances_val2017.json") annotations.push_back(entry.path());
     ASSERT_EQ(annotations.size(), 1u);
     for (const LogRecord& record : records_of(run_name)) {
@@ -88,7 +89,7 @@ TEST_F(SsdDetections, WrittenDetectionsScoreAsLogged) {
 class SsdBesidePublished : public Cli {};
 
 TEST_F(SsdBesidePublished, ScoreAndReportShowTheMiniBesideNvidiasV07Logs) {
-  const fs::path published = fs::path(MLH_SOURCE_DIR) / "tests" / "data" / "mlperf-results" / "v0.7" / "NVIDIA";
+  const fs::path published = fs::path(test_paths::source_dir()) / "tests" / "data" / "mlperf-results" / "v0.7" / "NVIDIA";
   const fs::path ours = log_of("ssd_np1_seed1").parent_path().parent_path();  // results/<platform>
   const Outcome score = run("score '" + ours.string() + "' '" + published.string() + "' --benchmark ssd --no-check");
   EXPECT_EQ(score.exit_code, 0) << score.err;

@@ -7,13 +7,14 @@
 
 #include "report/report_data.h"
 #include "report/report_tables.h"
+#include "tests/test_paths.h"
 
 namespace mlh::report {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kPublished = fs::path(MLH_SOURCE_DIR) / "tests" / "data" / "mlperf-results";
+const fs::path kPublished = fs::path(test_paths::source_dir()) / "tests" / "data" / "mlperf-results";
 
 const GroupSummary* group(const ReportTables& tables, const std::string& benchmark, const std::string& platform) {
   for (const GroupSummary& g : tables.groups)

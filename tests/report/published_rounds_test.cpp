@@ -19,13 +19,14 @@
 #include "compliance/score.h"
 #include "report/report.h"
 #include "tests/test_files.h"
+#include "tests/test_paths.h"
 
 namespace mlh::report {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRounds = fs::path(MLH_SOURCE_DIR) / "tests" / "data" / "mlperf-rounds";
+const fs::path kRounds = fs::path(test_paths::source_dir()) / "tests" / "data" / "mlperf-rounds";
 
 nlohmann::json expected_groups() {
   std::ifstream in(kRounds / "expected.json");

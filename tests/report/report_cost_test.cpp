@@ -20,6 +20,7 @@
 #include "report/report_data.h"
 #include "report/report_tables.h"
 #include "tests/report/report_test_logs.h"
+#include "tests/test_paths.h"
 
 namespace mlh::report {
 namespace {
@@ -180,7 +181,7 @@ TEST_F(ReportCost, CostColumnsChartAndPricesLineInEveryOutput) {
 TEST_F(ReportCost, OurRunsBesidePublishedLogsArePricedAlike) {
   write_two_platforms();
   fs::create_directories(dir_ / "published/NVIDIA");
-  fs::copy(fs::path(MLH_SOURCE_DIR) / "tests/data/mlperf-results/v0.7/NVIDIA", dir_ / "published/NVIDIA",
+  fs::copy(fs::path(test_paths::source_dir()) / "tests/data/mlperf-results/v0.7/NVIDIA", dir_ / "published/NVIDIA",
            fs::copy_options::recursive);
   const ReportOutcome outcome = report(prices({"Fast-GPU=2.5", "8xNVIDIA DGX-1=24"}));
   const ReportTables& tables = outcome.tables;

@@ -18,6 +18,7 @@
 #include "report/report_data.h"
 #include "report/report_tables.h"
 #include "tests/report/report_test_logs.h"
+#include "tests/test_paths.h"
 
 namespace mlh::report {
 namespace {
@@ -292,7 +293,7 @@ TEST_F(ReportEnergy, WithoutASystemJsonTheLabelCountsOrTheRecordCounts) {
   EXPECT_EQ(where.device_count_source, "RunResult device_count");
 }
 
-const fs::path kPublished = fs::path(MLH_SOURCE_DIR) / "tests" / "data" / "mlperf-results";
+const fs::path kPublished = fs::path(test_paths::source_dir()) / "tests" / "data" / "mlperf-results";
 
 TEST(PublishedPlatforms, NamedByTheirSystemsJson) {
   // The v0.7 NVIDIA logs say "1xNVIDIA DGX-1" for a system of 8 GPUs.

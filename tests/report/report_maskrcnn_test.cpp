@@ -12,6 +12,7 @@
 #include "report/report_data.h"
 #include "report/report_tables.h"
 #include "tests/report/report_test_logs.h"
+#include "tests/test_paths.h"
 
 namespace mlh::report {
 namespace {
@@ -24,7 +25,7 @@ using report_test::write_text;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const fs::path kRounds = fs::path(MLH_SOURCE_DIR) / "tests" / "data" / "mlperf-rounds";
+const fs::path kRounds = fs::path(test_paths::source_dir()) / "tests" / "data" / "mlperf-rounds";
 
 json ap(double box, double mask) { return {{"BBOX", box}, {"SEGM", mask}}; }
 

@@ -6,6 +6,7 @@
 
 #include "tests/e2e/cli_fixture.h"
 #include "tests/report/report_test_logs.h"
+#include "tests/test_paths.h"
 
 namespace mlh {
 namespace {
@@ -40,7 +41,7 @@ TEST_F(ScorePlatform, CountsTheGpusOfTheSystemsJson) {
 }
 
 TEST_F(ScorePlatform, PublishedDgx1IsEightGpus) {
-  const fs::path published = fs::path(MLH_SOURCE_DIR) / "tests" / "data" / "mlperf-results";  // README.md there
+  const fs::path published = fs::path(test_paths::source_dir()) / "tests" / "data" / "mlperf-results";  // README.md there
   const Outcome outcome = run("score '" + (published / "v0.7/NVIDIA").string() + "' --benchmark ssd");
   EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
   EXPECT_THAT(outcome.out, HasSubstr("dgx1_ngc20.06_pytorch / ssd  (platform 8xNVIDIA DGX-1: 8 GPUs)\n"));  // the logs: 1xNVIDIA DGX-1

@@ -14,6 +14,7 @@
 #include "report/report_data.h"
 #include "report/system_description.h"
 #include "tests/report/report_test_logs.h"
+#include "tests/test_paths.h"
 
 namespace mlh::report {
 namespace {
@@ -270,7 +271,7 @@ TEST_F(SystemCounts, V05MultiNodeEntryCountsTheNodesTheLogShowsNotThePod) {
 
 TEST_F(SystemCounts, V06NvidiaSystemsLinesAreTheSubmissionEntry) {
   // NVIDIA's v0.6 systems files are log lines, not JSON (tests/data/mlperf-results has one, whole).
-  const fs::path lines = fs::path(MLH_SOURCE_DIR) / "tests/data/mlperf-results/v0.6/NVIDIA/systems/dgx1_ngc19.05_pytorch.json";
+  const fs::path lines = fs::path(test_paths::source_dir()) / "tests/data/mlperf-results/v0.6/NVIDIA/systems/dgx1_ngc19.05_pytorch.json";
   std::string problem;
   const auto described = read_system_file(lines.string(), &problem);
   ASSERT_TRUE(described) << problem;

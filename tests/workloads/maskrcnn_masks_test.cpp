@@ -15,6 +15,7 @@
 
 #include "datasets/coco/annotations.h"
 #include "datasets/coco/rle.h"
+#include "tests/test_paths.h"
 #include "tests/user_error_of.h"
 #include "workloads/maskrcnn/mask_paste.h"
 #include "workloads/maskrcnn/mask_targets.h"
@@ -27,7 +28,7 @@ using Box = std::array<float, 4>;
 
 const nlohmann::json& goldens() {
   static const nlohmann::json document = [] {
-    std::ifstream file(MLH_SOURCE_DIR "/tests/workloads/data/maskrcnn_masks/goldens.json");
+    std::ifstream file(test_paths::source_dir() + "/tests/workloads/data/maskrcnn_masks/goldens.json");
     EXPECT_TRUE(file.good()) << "tests/workloads/data/maskrcnn_masks/goldens.json is missing";
     return file.good() ? nlohmann::json::parse(file) : nlohmann::json::object();
   }();

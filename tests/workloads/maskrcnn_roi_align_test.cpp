@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "tests/test_paths.h"
 #include "workloads/maskrcnn/roi_align.h"
 
 namespace mlh::maskrcnn {
@@ -29,7 +30,7 @@ constexpr double kTolerance = 1e-5;
 
 const nlohmann::json& goldens() {
   static const nlohmann::json document = [] {
-    std::ifstream file(MLH_SOURCE_DIR "/tests/workloads/data/maskrcnn_roi_align/goldens.json");
+    std::ifstream file(test_paths::source_dir() + "/tests/workloads/data/maskrcnn_roi_align/goldens.json");
     EXPECT_TRUE(file.good()) << "tests/workloads/data/maskrcnn_roi_align/goldens.json is missing";
     return file.good() ? nlohmann::json::parse(file) : nlohmann::json::object();
   }();
@@ -38,7 +39,7 @@ const nlohmann::json& goldens() {
 
 const std::vector<float>& golden_floats() {
   static const std::vector<float> floats = [] {
-    std::ifstream file(MLH_SOURCE_DIR "/tests/workloads/data/maskrcnn_roi_align/goldens.bin", std::ios::binary);
+    std::ifstream file(test_paths::source_dir() + "/tests/workloads/data/maskrcnn_roi_align/goldens.bin", std::ios::binary);
     EXPECT_TRUE(file.good()) << "tests/workloads/data/maskrcnn_roi_align/goldens.bin is missing";
     const std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     std::vector<float> values(bytes.size() / sizeof(float));

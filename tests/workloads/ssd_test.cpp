@@ -1,3 +1,4 @@
+#include "tests/test_paths.h"
 #include "workloads/ssd/ssd300.h"
 
 #include <gtest/gtest.h>
@@ -130,7 +131,7 @@ TEST(Ssd300, BackboneCheckpointLoadsATorchvisionResNet34StateDict) {
   // in shape, then the next key is missing, and nothing was copied.
   const torch::Tensor before = backbone->conv1->weight.clone();
   EXPECT_NE(user_error_of([&] {
-              load_backbone_checkpoint(backbone, MLH_SOURCE_DIR "/tests/workloads/data/resnet34_stem_state_dict.pt");
+              load_backbone_checkpoint(backbone, test_paths::source_dir() + "/tests/workloads/data/resnet34_stem_state_dict.pt");
             }).find("no tensor 'bn1.weight'"),
             std::string::npos);
   EXPECT_TRUE(torch::equal(backbone->conv1->weight, before));

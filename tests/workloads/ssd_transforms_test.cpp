@@ -1,3 +1,4 @@
+#include "tests/test_paths.h"
 #include "workloads/ssd/ssd_transforms.h"
 
 #include <gmock/gmock.h>
@@ -313,7 +314,7 @@ ColorJitterDraw only(ColorJitterDraw::Step step) {
 // (tools/make_color_jitter_goldens.py; pixels as [R, G, B]).
 const nlohmann::json& pil_goldens() {
   static const nlohmann::json document = [] {
-    std::ifstream file(MLH_SOURCE_DIR "/tests/workloads/data/color_jitter/pil_goldens.json");
+    std::ifstream file(test_paths::source_dir() + "/tests/workloads/data/color_jitter/pil_goldens.json");
     EXPECT_TRUE(file.good()) << "tests/workloads/data/color_jitter/pil_goldens.json is missing";
     return file.good() ? nlohmann::json::parse(file) : nlohmann::json::object();
   }();
