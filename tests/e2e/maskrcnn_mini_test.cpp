@@ -1,8 +1,9 @@
 // Checks of the Mask R-CNN mini runs that ctest makes first (tests/e2e/CMakeLists.txt): the quarter-width
 // Mask R-CNN at 128 pixels on the generated COCO-format set reaches both of its targets, box AP and
 // mask AP, at one evaluation on one rank, and not before; two ranks and one rank on one core train
-// the same first epochs on the same global batch; `mlharness score` and `report` take the mini's run
-// beside Google's published v0.6 Mask R-CNN logs, box AP and mask AP both.
+// the same first epochs on the same global batch; the detections both runs wrote score as logged;
+// `mlharness score` and `report` take the mini's run beside Google's published v0.6 Mask R-CNN logs,
+// box AP and mask AP both.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include "compliance/log_reader.h"
 #include "tests/e2e/cli_fixture.h"
 #include "tests/e2e/run_logs.h"
+#include "tests/e2e/written_detections.h"
 #include "tests/test_paths.h"
 
 namespace mlh {
@@ -98,6 +100,36 @@ TEST(MaskRcnnMini, TwoRanksMatchOneRank) {
   }
   EXPECT_EQ(count_of(two, "run_start"), 1) << "only rank 0 logs";
   EXPECT_THAT(log_of("maskrcnn_np2_seed1").string(), HasSubstr("/2x"));
+}
+
+// What the runs wrote with write_detections, the boxes and the masks in two COCO results files (as
+// the reference writes bbox.json and segm.json), scored again by `mlharness coco-eval` against the
+// generated set's val annotations: box AP with --iou-type bbox on the boxes, mask AP with segm on the
+// masks, give that epoch's logged BBOX and SEGM exactly; on one rank to the targets, and on two ranks
+// (each rank's detections gathered on rank 0) after two short epochs.
+class MaskRcnnDetections : public WrittenDetectionsCheck {};
+
+TEST_F(MaskRcnnDetections, WrittenDetectionsScoreAsLogged) {
+  int files_scored = 0;
+  for (const std::string run_name : {"maskrcnn_np1_seed1", "maskrcnn_np2_detections_seed1"}) {
+    SCOPED_TRACE(run_name);
+    const fs::path annotations = val_annotations_of(run_name);
+    const std::vector<WrittenDetections> written = written_detections_of(run_name);
+    ASSERT_FALSE(written.empty());
+    double last_box_ap = 0, last_mask_ap = 0;
+    for (const WrittenDetections& evaluation : written) {
+      ASSERT_TRUE(fs::exists(evaluation.masks)) << evaluation.masks;
+      last_box_ap = coco_eval_ap(annotations, evaluation.boxes, "bbox");
+      last_mask_ap = coco_eval_ap(annotations, evaluation.masks, "segm");
+      EXPECT_EQ(last_box_ap, evaluation.logged.at("BBOX").get<double>()) << "epoch " << evaluation.epoch;
+      EXPECT_EQ(last_mask_ap, evaluation.logged.at("SEGM").get<double>()) << "epoch " << evaluation.epoch;
+      files_scored += 2;
+    }
+    // Scores of 0 would prove nothing; the early evaluations of the short run may still be 0.
+    EXPECT_GT(last_box_ap, 0.0);
+    EXPECT_GT(last_mask_ap, 0.0);
+  }
+  EXPECT_GE(files_scored, 6);
 }
 
 class MaskRcnnBesidePublished : public Cli {};

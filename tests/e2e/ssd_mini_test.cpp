@@ -13,6 +13,7 @@
 #include "compliance/log_reader.h"
 #include "tests/e2e/cli_fixture.h"
 #include "tests/e2e/run_logs.h"
+#include "tests/e2e/written_detections.h"
 #include "tests/test_paths.h"
 
 namespace mlh {
@@ -57,29 +58,17 @@ TEST(SsdMini, TwoRanksMatchOneRank) {
 // scored again by `mlharness coco-eval` against the generated set's val annotations, gives that
 // epoch's logged mAP exactly; on one rank to the target, and on two ranks (each rank's detections
 // gathered on rank 0) after two epochs.
-class SsdDetections : public Cli {};
+class SsdDetections : public WrittenDetectionsCheck {};
 
 TEST_F(SsdDetections, WrittenDetectionsScoreAsLogged) {
   int files_scored = 0;
   for (const std::string run_name : {"ssd_np1_seed1", "ssd_np2_seed1"}) {
     SCOPED_TRACE(run_name);
-    const fs::path log = log_of(run_name);
-    const std::string stem = log.string().substr(0, log.string().size() - 4);
-    std::vector<fs::path> annotations;
-    for (const auto& entry : fs::recursive_directory_iterator(fs::path(test_paths::e2e_runs_dir()) / run_name / "data"))
-      if (entry.path().filename() == "instances_val2017.json") annotations.push_back(entry.path());
-    ASSERT_EQ(annotations.size(), 1u);
-    for (const LogRecord& record : records_of(run_name)) {
-      if (record.key != "eval_accuracy") continue;
-      const int64_t epoch = record.metadata.at("epoch_num").get<int64_t>();
-      const fs::path detections = stem + "_detections_epoch" + std::to_string(epoch) + ".json";
-      ASSERT_TRUE(fs::exists(detections)) << detections;
-      const Outcome scored = run("coco-eval --annotations " + annotations[0].string() + " --detections " +
-                                 detections.string() + " --iou-type bbox --json scored.json");
-      ASSERT_EQ(scored.exit_code, 0) << scored.err;
-      const double ap = nlohmann::json::parse(read_file(dir_ / "scored.json")).at("stats").at(0).get<double>();
-      EXPECT_EQ(ap, record.value.get<double>()) << "epoch " << epoch;
-      EXPECT_GT(ap, 0.0) << "epoch " << epoch << ": a score of 0 would prove nothing";
+    const fs::path annotations = val_annotations_of(run_name);
+    for (const WrittenDetections& written : written_detections_of(run_name)) {
+      const double ap = coco_eval_ap(annotations, written.boxes, "bbox");
+      EXPECT_EQ(ap, written.logged.get<double>()) << "epoch " << written.epoch;
+      EXPECT_GT(ap, 0.0) << "epoch " << written.epoch << ": a score of 0 would prove nothing";
       ++files_scored;
     }
   }
