@@ -41,7 +41,11 @@ run_one() {
 }
 export -f run_one
 export work filter
-if ! printf '%s\n' "$@" | xargs -P "$(nproc)" -I{} bash -c 'run_one "$1"' _ {}; then
+# One thread each, as many binaries as cores: LibTorch's OpenMP threads wait spinning for each other,
+# and two binaries of two threads each on two cores took three times as long (mlh_workloads_tests:
+# 19 s alone, 58 s beside the others, 18 s on one thread beside them). Largest binary first.
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+if ! ls -S "$@" | xargs -P "$(nproc)" -I{} bash -c 'run_one "$1"' _ {}; then
   echo "run_test_binaries.sh: not every binary passed (their output is above)" >&2
   exit 1
 fi
