@@ -16,17 +16,19 @@ if [ $# = 0 ]; then
   echo "run_test_binaries.sh: no test binary given" >&2
   exit 2
 fi
+for binary in "$@"; do
+  if [ ! -x "$binary" ]; then
+    echo "run_test_binaries.sh: $binary is not built" >&2
+    exit 1
+  fi
+done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 run_one() {
-  local binary=$1 log
+  local binary log
+  binary=$(realpath "$1")
   log="$work/$(basename "$binary").log"
-  if [ ! -x "$binary" ]; then
-    echo "run_test_binaries.sh: $binary is not built" >&2
-    return 1
-  fi
-  binary=$(realpath "$binary")
   local status=0 started=$SECONDS passed skipped
   (cd "$(dirname "$binary")" && timeout 600 "$binary" ${filter:+"--gtest_filter=$filter"}) > "$log" 2>&1 || status=$?
   if [ "$status" = 0 ]; then
